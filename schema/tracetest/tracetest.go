@@ -1,0 +1,178 @@
+// Package tracetest makes event streams and traces for tests and
+// benchmarks: random streams that use every event kind and field, and a
+// workload that looks like a pointer-chasing program.
+package tracetest
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/mgtrace/mgtrace/schema"
+	"github.com/mgtrace/mgtrace/schema/tracepb"
+)
+
+// RandomStream returns n valid events of every kind with random fields, in
+// an order a Writer accepts: thread switches only to created threads, and
+// every event on the running thread. Seq is set as a Reader would.
+func RandomStream(rng *rand.Rand, n int) []schema.Event {
+	evs := make([]schema.Event, 0, n)
+	threads := []schema.ThreadID{1}
+	cur := schema.ThreadID(1)
+	names := []string{"qdtree", "list", "phase-1", "", "a name with spaces", "ünïcode"}
+	for i := 0; i < n; i++ {
+		k := schema.Kind(1 + rng.IntN(int(schema.NumKinds-1)))
+		ev := schema.Event{Seq: uint64(i), Kind: k, Thread: cur}
+		switch k {
+		case schema.KindThreadSwitch:
+			cur = threads[rng.IntN(len(threads))]
+			ev.Thread, ev.TID = cur, cur
+		case schema.KindThreadCreate:
+			t := schema.ThreadID(len(threads) + 1)
+			threads = append(threads, t)
+			ev.TID = t
+		}
+		fill(rng, &ev, names)
+		evs = append(evs, ev)
+	}
+	return evs
+}
+
+// randValue returns a value with a random magnitude: small integers,
+// pointer-like values, and full 64-bit patterns.
+func randValue(rng *rand.Rand) uint64 {
+	switch rng.IntN(4) {
+	case 0:
+		return uint64(rng.IntN(256))
+	case 1:
+		return 0x5555_5555_0000 + uint64(rng.IntN(1<<20))
+	case 2:
+		return 0x7ffc_0000_0000 + uint64(rng.IntN(1<<20))
+	}
+	return rng.Uint64()
+}
+
+// fill sets the fields kind ev.Kind uses to random values.
+func fill(rng *rand.Rand, ev *schema.Event, names []string) {
+	pc := func() uint64 { return 0x40_0000 + uint64(rng.IntN(1<<16)) }
+	switch ev.Kind {
+	case schema.KindBlock:
+		ev.PC, ev.Count = pc(), uint32(1+rng.IntN(40))
+	case schema.KindLoad, schema.KindStore:
+		ev.PC, ev.Addr = pc(), randValue(rng)
+		sizes := []uint32{1, 2, 4, 8, 16, 32, 64, 10}
+		ev.Size = sizes[rng.IntN(len(sizes))]
+		if ev.Size > 8 {
+			ev.Data = make([]byte, ev.Size)
+			for i := range ev.Data {
+				ev.Data[i] = byte(rng.Uint32())
+			}
+			ev.Value = leUint64(ev.Data)
+		} else {
+			ev.Value = randValue(rng) & (1<<(8*ev.Size) - 1)
+			if ev.Size == 8 {
+				ev.Value = randValue(rng)
+			}
+		}
+		if rng.IntN(3) > 0 {
+			ev.BaseReg = schema.Reg(1 + rng.IntN(16))
+			ev.Base = ev.Addr - uint64(rng.IntN(4096)) + 2048
+		}
+	case schema.KindDerive:
+		ev.PC, ev.Addr = pc(), randValue(rng)
+		ev.Reg = schema.Reg(1 + rng.IntN(16))
+		if rng.IntN(4) > 0 {
+			ev.BaseReg = schema.Reg(1 + rng.IntN(63))
+			ev.Base = randValue(rng)
+		}
+	case schema.KindCall:
+		ev.PC, ev.Addr, ev.SP = pc(), pc(), randValue(rng)
+		randArgs(rng, ev)
+	case schema.KindReturn:
+		ev.PC, ev.Addr, ev.SP, ev.Value = pc(), pc(), randValue(rng), randValue(rng)
+	case schema.KindSyscall:
+		ev.PC, ev.Num, ev.Value = pc(), uint64(rng.IntN(450)), randValue(rng)
+		randArgs(rng, ev)
+	case schema.KindSignal:
+		ev.PC, ev.Num, ev.Count, ev.Addr = pc(), uint64(1+rng.IntN(64)), uint32(rng.IntN(5)), randValue(rng)
+	case schema.KindClientRequest:
+		ev.PC, ev.Num = pc(), uint64(1+rng.IntN(2))
+		ev.Name = names[rng.IntN(len(names))]
+		randArgs(rng, ev)
+	case schema.KindExit:
+		ev.Value, ev.Num = uint64(rng.IntN(256)), uint64(rng.IntN(3))*11
+	}
+}
+
+func randArgs(rng *rand.Rand, ev *schema.Event) {
+	for i := range ev.Args {
+		ev.Args[i] = randValue(rng)
+	}
+}
+
+func leUint64(b []byte) uint64 {
+	var v uint64
+	for i := 7; i >= 0; i-- {
+		v = v<<8 | uint64(b[i])
+	}
+	return v
+}
+
+// RandomTables returns tables describing code at the pcs RandomStream uses,
+// with ids starting at base (so several can be added to one trace).
+func RandomTables(rng *rand.Rand, base uint32, instructions int) *tracepb.Tables {
+	t := &tracepb.Tables{
+		Modules: []*tracepb.Module{{Id: base, Path: fmt.Sprintf("/usr/lib/lib%d.so", base),
+			Start: 0x40_0000, End: 0x41_0000, BuildId: []byte{1, 2, 3, byte(base)}, HasDebugInfo: true}},
+		Files:     []*tracepb.SourceFile{{Id: base, Path: fmt.Sprintf("src/file%d.c", base)}},
+		Functions: []*tracepb.Function{{Id: base, Name: fmt.Sprintf("fn%d", base), ModuleId: base, Low: 0x40_0000, High: 0x41_0000, FileId: base, Line: 10}},
+		Types: []*tracepb.StructType{{Name: fmt.Sprintf("node%d", base), Size: 16, Kind: "struct", Members: []*tracepb.Member{
+			{Name: "val", Offset: 0, Size: 4, TypeName: "int"},
+			{Name: "next", Offset: 8, Size: 8, Pointer: true, TypeName: "struct node *", Pointee: "node"},
+		}}},
+	}
+	seen := map[uint64]bool{}
+	for len(t.Instructions) < instructions {
+		pc := 0x40_0000 + uint64(base)<<20 + uint64(rng.IntN(1<<16))
+		if seen[pc] {
+			continue
+		}
+		seen[pc] = true
+		t.Instructions = append(t.Instructions, &tracepb.Instruction{Pc: pc, Code: []byte{0x48, 0x8b, 0x07},
+			FunctionId: base, FileId: base, Line: uint32(1 + rng.IntN(500)), Uses: rng.Uint64() & 0xffff, Defs: 1})
+	}
+	return t
+}
+
+// Header returns a plausible header for synthetic traces.
+func Header(program string) *tracepb.Header {
+	return &tracepb.Header{
+		Recorder: "tracetest", Program: program, ProgramPath: "/tmp/" + program,
+		Args: []string{program}, Cwd: "/tmp", Arch: "x86_64", Os: "linux", Pid: 4242,
+		StartTimeUnixNanos: 1_700_000_000_000_000_000,
+	}
+}
+
+// WriteTrace writes evs (and tables before them, if any) as a whole trace
+// and returns its bytes.
+func WriteTrace(evs []schema.Event, tables *tracepb.Tables, opts schema.WriterOptions, exit *tracepb.ExitStatus) ([]byte, error) {
+	var buf bytes.Buffer
+	w, err := schema.NewWriter(&buf, Header("synthetic"), opts)
+	if err != nil {
+		return nil, err
+	}
+	if tables != nil {
+		if err := w.AddTables(tables); err != nil {
+			return nil, err
+		}
+	}
+	for i := range evs {
+		if err := w.Write(&evs[i]); err != nil {
+			return nil, err
+		}
+	}
+	if err := w.Close(exit); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}

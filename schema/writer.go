@@ -1,0 +1,265 @@
+package schema
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/klauspost/compress/zstd"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/mgtrace/mgtrace/schema/tracepb"
+)
+
+// DefaultBatchEvents is the number of events per EVENTS block a Writer
+// aims for unless told otherwise.
+const DefaultBatchEvents = 1 << 16
+
+// maxBatchRaw bounds the rough encoded size of one batch (wide accesses
+// and strings can make batches large before they are long).
+const maxBatchRaw = 32 << 20
+
+// WriterOptions tune a Writer. The zero value is good.
+type WriterOptions struct {
+	// BatchEvents is the number of events per EVENTS block
+	// (DefaultBatchEvents if 0). Larger batches compress better; smaller
+	// ones lose fewer events when the writer is killed and seek finer.
+	BatchEvents int
+	// Level is the zstd level (zstd.SpeedFastest if 0).
+	Level zstd.EncoderLevel
+	// Now gives the time for the footer's end time (time.Now if nil).
+	Now func() time.Time
+}
+
+// Writer writes a trace: the preamble and header block when created, then
+// events and tables as they come, then the footer and trailer on Close.
+//
+// Every block is written to the underlying writer with a single Write call
+// as soon as it is complete, so that a recorder killed mid-run leaves every
+// block but the one being filled. A Writer is not safe for concurrent use.
+type Writer struct {
+	w       io.Writer
+	off     int64
+	opts    WriterOptions
+	enc     *zstd.Encoder
+	batch   batchEncoder
+	seq     uint64
+	tables  *tracepb.Tables // waiting for the next block
+	counts  [NumKinds]uint64
+	threads map[ThreadID]*tracepb.ThreadInfo
+	order   []ThreadID
+	cur     *tracepb.ThreadInfo
+	frames  []*tracepb.FrameRef
+	marshal []byte
+	block   []byte
+	err     error // sticky
+	closed  bool
+}
+
+// NewWriter writes the preamble and hdr to w and returns a Writer for the
+// rest. hdr.FormatVersion is set by the writer.
+func NewWriter(w io.Writer, hdr *tracepb.Header, opts WriterOptions) (*Writer, error) {
+	if opts.BatchEvents <= 0 {
+		opts.BatchEvents = DefaultBatchEvents
+	}
+	if opts.BatchEvents > MaxEventsPerBlock {
+		opts.BatchEvents = MaxEventsPerBlock
+	}
+	if opts.Level == 0 {
+		opts.Level = zstd.SpeedFastest
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	enc, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(opts.Level), zstd.WithEncoderConcurrency(1),
+		zstd.WithEncoderCRC(false), zstd.WithZeroFrames(true))
+	if err != nil {
+		return nil, fmt.Errorf("create zstd encoder: %w", err)
+	}
+	tw := &Writer{w: w, opts: opts, enc: enc, threads: make(map[ThreadID]*tracepb.ThreadInfo)}
+	tw.batch.reset(0)
+	if _, err := w.Write(encodePreamble()); err != nil {
+		return nil, fmt.Errorf("write trace preamble: %w", err)
+	}
+	tw.off = PreambleSize
+	h := proto.Clone(hdr).(*tracepb.Header)
+	h.FormatVersion = FormatVersion
+	if err := tw.writeMessage(BlockHeaderKind, h, 0, 0); err != nil {
+		return nil, err
+	}
+	return tw, nil
+}
+
+// Events returns the number of events written so far.
+func (w *Writer) Events() uint64 { return w.seq }
+
+// Bytes returns the number of bytes written to the underlying writer.
+func (w *Writer) Bytes() int64 { return w.off }
+
+// Write appends one event. Its Seq is ignored: events are numbered in the
+// order they are written. Its Thread must be the running thread (the first
+// event's, or the last THREAD_SWITCH's target).
+func (w *Writer) Write(ev *Event) error {
+	if w.err != nil {
+		return w.err
+	}
+	if w.closed {
+		return errors.New("write to closed trace writer")
+	}
+	if err := checkEvent(ev, w.batch.thread); err != nil {
+		return fmt.Errorf("event %d: %w", w.seq, err)
+	}
+	w.batch.add(ev)
+	w.counts[ev.Kind]++
+	w.account(ev)
+	w.seq++
+	if w.batch.len() >= w.opts.BatchEvents || w.batch.rawBytes >= maxBatchRaw {
+		return w.Flush()
+	}
+	return nil
+}
+
+// account updates the per-thread summary for ev.
+func (w *Writer) account(ev *Event) {
+	t := ev.Thread
+	if ev.Kind == KindThreadSwitch {
+		t = ev.TID
+	}
+	if w.cur == nil || ThreadID(w.cur.Id) != t {
+		w.cur = w.thread(t, 0)
+	}
+	if ev.Kind == KindThreadCreate {
+		w.thread(ev.TID, ev.Thread)
+	}
+	if w.cur.EventCount == 0 {
+		w.cur.FirstSeq = w.seq
+	}
+	w.cur.LastSeq = w.seq
+	w.cur.EventCount++
+}
+
+// thread returns the summary of thread t, creating it if needed.
+func (w *Writer) thread(t, parent ThreadID) *tracepb.ThreadInfo {
+	info, ok := w.threads[t]
+	if !ok {
+		info = &tracepb.ThreadInfo{Id: uint32(t), Parent: uint32(parent)}
+		w.threads[t] = info
+		w.order = append(w.order, t)
+	}
+	return info
+}
+
+// SetThreadOSID records the kernel tid of thread t, for the footer.
+func (w *Writer) SetThreadOSID(t ThreadID, osTID uint32) {
+	w.thread(t, 0).OsTid = osTID
+}
+
+// AddTables queues static tables. They are written before the next EVENTS
+// block, so before any event written after this call reaches the file.
+func (w *Writer) AddTables(t *tracepb.Tables) error {
+	if w.err != nil {
+		return w.err
+	}
+	if w.tables == nil {
+		w.tables = &tracepb.Tables{}
+	}
+	proto.Merge(w.tables, t)
+	return nil
+}
+
+// Flush writes the queued tables and the events written so far as complete
+// blocks.
+func (w *Writer) Flush() error {
+	if w.err != nil {
+		return w.err
+	}
+	if w.tables != nil {
+		t := w.tables
+		w.tables = nil
+		if err := w.writeMessage(BlockTables, t, 0, 0); err != nil {
+			return err
+		}
+	}
+	if n := w.batch.len(); n > 0 {
+		first := w.batch.b.FirstSeq
+		if err := w.writeMessage(BlockEvents, w.batch.batch(), first, uint32(n)); err != nil {
+			return err
+		}
+		w.batch.reset(w.seq)
+	}
+	return nil
+}
+
+// Close flushes, writes the footer (with exit, which may be nil when the
+// process's end is unknown) and the trailer. It does not close the
+// underlying writer.
+func (w *Writer) Close(exit *tracepb.ExitStatus) error {
+	if w.closed {
+		return w.err
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	w.closed = true
+	f := &tracepb.Footer{
+		Frames:           w.frames,
+		EventCount:       w.seq,
+		KindCounts:       w.counts[:],
+		Exit:             exit,
+		EndTimeUnixNanos: w.opts.Now().UnixNano(),
+	}
+	for _, t := range w.order {
+		f.Threads = append(f.Threads, w.threads[t])
+	}
+	footerOff := w.off
+	if err := w.writeMessage(BlockFooter, f, 0, 0); err != nil {
+		return err
+	}
+	if _, err := w.w.Write(encodeTrailer(uint64(footerOff))); err != nil {
+		w.err = fmt.Errorf("write trace trailer: %w", err)
+		return w.err
+	}
+	w.off += TrailerSize
+	return nil
+}
+
+// writeMessage marshals, compresses and writes one block.
+func (w *Writer) writeMessage(kind BlockKind, m proto.Message, firstSeq uint64, events uint32) error {
+	var err error
+	w.marshal, err = proto.MarshalOptions{}.MarshalAppend(w.marshal[:0], m)
+	if err != nil {
+		w.err = fmt.Errorf("encode %s block: %w", kind, err)
+		return w.err
+	}
+	if len(w.marshal) > MaxRawSize {
+		w.err = fmt.Errorf("encode %s block: %d bytes, maximum is %d", kind, len(w.marshal), MaxRawSize)
+		return w.err
+	}
+	buf := w.enc.EncodeAll(w.marshal, append(w.block[:0], make([]byte, BlockHeaderSize)...))
+	codec := uint8(codecZstd)
+	if len(buf)-BlockHeaderSize >= len(w.marshal) {
+		// Incompressible: store as is.
+		buf = append(buf[:BlockHeaderSize], w.marshal...)
+		codec = codecNone
+	}
+	payload := buf[BlockHeaderSize:]
+	if len(payload) > MaxStoredSize {
+		w.err = fmt.Errorf("encode %s block: %d bytes compressed, maximum is %d", kind, len(payload), MaxStoredSize)
+		return w.err
+	}
+	h := BlockHeader{Kind: kind, Codec: codec, StoredSize: uint32(len(payload)), RawSize: uint32(len(w.marshal)),
+		FirstSeq: firstSeq, Events: events, PayloadCRC: checksum(payload)}
+	h.encode(buf)
+	w.block = buf
+	if _, err := w.w.Write(buf); err != nil {
+		w.err = fmt.Errorf("write %s block at byte %d: %w", kind, w.off, err)
+		return w.err
+	}
+	if kind != BlockFooter {
+		w.frames = append(w.frames, &tracepb.FrameRef{Offset: uint64(w.off), Kind: uint32(kind),
+			FirstSeq: firstSeq, EventCount: events, Size: uint64(len(buf))})
+	}
+	w.off += int64(len(buf))
+	return nil
+}
