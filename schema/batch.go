@@ -1,9 +1,11 @@
 package schema
 
 import (
+	"encoding/binary"
+	"errors"
 	"fmt"
 
-	"github.com/mgtrace/mgtrace/schema/tracepb"
+	"google.golang.org/protobuf/encoding/protowire"
 )
 
 // MaxAccessSize is the widest LOAD or STORE a trace may hold, in bytes
@@ -13,39 +15,78 @@ const MaxAccessSize = 64
 // maxReg is the largest register number (tracepb.Register).
 const maxReg = 63
 
-// batchEncoder turns events into the columns of one EventBatch. Its slices
-// are reused from batch to batch.
+// Field numbers of tracepb.EventBatch. The batch is encoded and parsed by
+// hand (it is flat, and this is the hot path); tests check that the bytes
+// agree with the generated code.
+const (
+	fieldFirstSeq    = 1
+	fieldStartThread = 2
+	fieldKinds       = 3
+	fieldPC          = 4
+	fieldAddr        = 5
+	fieldSize        = 6
+	fieldValue       = 7
+	fieldData        = 8
+	fieldBaseReg     = 9
+	fieldBaseOff     = 10
+	fieldReg         = 11
+	fieldCount       = 12
+	fieldSP          = 13
+	fieldNum         = 14
+	fieldArgs        = 15
+	fieldTID         = 16
+	fieldName        = 17
+	fieldStrings     = 18
+
+	numColumns = fieldName + 1 // columns are indexed by field number
+)
+
+var columnNames = [numColumns]string{
+	fieldKinds: "kinds", fieldPC: "pc", fieldAddr: "addr", fieldSize: "size", fieldValue: "value",
+	fieldData: "data", fieldBaseReg: "base_reg", fieldBaseOff: "base_off", fieldReg: "reg",
+	fieldCount: "count", fieldSP: "sp", fieldNum: "num", fieldArgs: "args", fieldTID: "tid", fieldName: "name",
+}
+
+// batchEncoder turns events into the columns of one EventBatch. Its
+// buffers are reused from batch to batch.
 type batchEncoder struct {
-	b        tracepb.EventBatch
-	kinds    []byte
-	prevPC   uint64
-	prevAddr uint64
-	prevSP   uint64
-	strIndex map[string]uint32
-	thread   ThreadID // thread running after the last added event
-	rawBytes int      // rough size of the batch, to bound it
+	firstSeq    uint64
+	startThread ThreadID
+	col         [numColumns][]byte
+	strings     []string
+	strIndex    map[string]uint32
+	prevPC      uint64
+	prevAddr    [numAddrChains]uint64
+	prevSP      uint64
+	thread      ThreadID // thread running after the last added event
+	n           int
 }
 
 // reset starts a new batch whose first event has sequence number seq.
 func (e *batchEncoder) reset(seq uint64) {
-	b := &e.b
-	kinds := e.kinds[:0]
-	*b = tracepb.EventBatch{
-		Pc: b.Pc[:0], Addr: b.Addr[:0], Size: b.Size[:0], Value: b.Value[:0],
-		Data: b.Data[:0], BaseReg: b.BaseReg[:0], BaseOff: b.BaseOff[:0],
-		Reg: b.Reg[:0], Count: b.Count[:0], Sp: b.Sp[:0], Num: b.Num[:0],
-		Args: b.Args[:0], Tid: b.Tid[:0], Name: b.Name[:0], Strings: b.Strings[:0],
+	for i := range e.col {
+		e.col[i] = e.col[i][:0]
 	}
-	b.FirstSeq = seq
-	b.StartThread = uint32(e.thread)
-	e.kinds = kinds
-	e.prevPC, e.prevAddr, e.prevSP = 0, 0, 0
+	e.strings = e.strings[:0]
 	clear(e.strIndex)
-	e.rawBytes = 0
+	e.firstSeq = seq
+	e.startThread = e.thread
+	e.prevPC, e.prevSP = 0, 0
+	e.prevAddr = [numAddrChains]uint64{}
+	e.n = 0
 }
 
 // len returns the number of events in the batch.
-func (e *batchEncoder) len() int { return len(e.kinds) }
+func (e *batchEncoder) len() int { return e.n }
+
+// rawBytes returns roughly how many bytes the batch encodes to.
+func (e *batchEncoder) rawBytes() int {
+	n := 0
+	for _, c := range e.col {
+		n += len(c)
+	}
+	return n
+}
 
 // checkEvent reports why ev cannot be written, or nil.
 func checkEvent(ev *Event, current ThreadID) error {
@@ -53,84 +94,109 @@ func checkEvent(ev *Event, current ThreadID) error {
 		return fmt.Errorf("invalid event kind %d", ev.Kind)
 	}
 	f := kindFields[ev.Kind]
-	if f&fSize != 0 {
+	if f&fSize != 0 && (ev.Size-1 >= MaxAccessSize || ev.Size > 8 && len(ev.Data) != int(ev.Size)) {
 		if ev.Size == 0 || ev.Size > MaxAccessSize {
 			return fmt.Errorf("%s of %d bytes: size must be 1..%d", ev.Kind, ev.Size, MaxAccessSize)
 		}
-		if ev.Size > 8 && len(ev.Data) != int(ev.Size) {
-			return fmt.Errorf("%s of %d bytes carries %d data bytes", ev.Kind, ev.Size, len(ev.Data))
-		}
+		return fmt.Errorf("%s of %d bytes carries %d data bytes", ev.Kind, ev.Size, len(ev.Data))
 	}
-	if f&fBase != 0 && ev.BaseReg > maxReg || f&fReg != 0 && ev.Reg > maxReg {
+	if ev.BaseReg > maxReg || ev.Reg > maxReg {
 		return fmt.Errorf("%s: register number out of range", ev.Kind)
 	}
 	if f&fTID != 0 && ev.TID == 0 {
 		return fmt.Errorf("%s without a thread id", ev.Kind)
 	}
-	if ev.Kind != KindThreadSwitch {
+	if ev.Kind != KindThreadSwitch && ev.Thread != current {
 		if ev.Thread == 0 {
 			return fmt.Errorf("%s event without a thread", ev.Kind)
 		}
-		if current != 0 && ev.Thread != current {
+		if current != 0 {
 			return fmt.Errorf("%s event on thread %d while thread %d runs (write a thread-switch first)", ev.Kind, ev.Thread, current)
 		}
 	}
 	return nil
 }
 
+// Addresses are delta-coded along several chains, so that accesses through
+// different base registers (a stack frame through rbp, a list through rbx)
+// do not interleave far-apart values in one chain. LOAD, STORE and DERIVE
+// use the chain of their base register (chain 0 when they have none); CALL
+// and RETURN, whose addresses are code addresses, use chain codeChain;
+// SIGNAL uses chain 0.
+const (
+	codeChain     = maxReg + 1
+	numAddrChains = codeChain + 1
+)
+
+// addrChain returns the delta chain of an event's address.
+func addrChain(k Kind, baseReg Reg) int {
+	switch k {
+	case KindCall, KindReturn:
+		return codeChain
+	case KindLoad, KindStore, KindDerive:
+		return int(baseReg & maxReg)
+	}
+	return 0
+}
+
+func appendZigzag(b []byte, v uint64) []byte {
+	return binary.AppendUvarint(b, uint64(int64(v)<<1^int64(v)>>63))
+}
+
 // add appends ev (already checked) to the batch.
 func (e *batchEncoder) add(ev *Event) {
-	b := &e.b
-	if len(e.kinds) == 0 && e.thread == 0 {
+	if e.n == 0 && e.thread == 0 {
 		e.thread = ev.Thread
-		b.StartThread = uint32(ev.Thread)
+		e.startThread = ev.Thread
 	}
-	e.kinds = append(e.kinds, byte(ev.Kind))
+	e.n++
+	c := &e.col
+	c[fieldKinds] = append(c[fieldKinds], byte(ev.Kind))
 	f := kindFields[ev.Kind]
-	e.rawBytes += 4
 	if f&fPC != 0 {
-		b.Pc = append(b.Pc, int64(ev.PC-e.prevPC))
+		c[fieldPC] = appendZigzag(c[fieldPC], ev.PC-e.prevPC)
 		e.prevPC = ev.PC
 	}
 	if f&fAddr != 0 {
-		b.Addr = append(b.Addr, int64(ev.Addr-e.prevAddr))
-		e.prevAddr = ev.Addr
+		ch := addrChain(ev.Kind, ev.BaseReg)
+		c[fieldAddr] = appendZigzag(c[fieldAddr], ev.Addr-e.prevAddr[ch])
+		e.prevAddr[ch] = ev.Addr
 	}
 	if f&fSize != 0 {
-		b.Size = append(b.Size, ev.Size)
+		c[fieldSize] = append(c[fieldSize], byte(ev.Size)) // 1..64: a one-byte varint
 		if ev.Size > 8 {
-			b.Data = append(b.Data, ev.Data...)
-			e.rawBytes += len(ev.Data)
+			c[fieldData] = append(c[fieldData], ev.Data...)
 		}
 	}
 	if f&fValue != 0 {
-		b.Value = append(b.Value, ev.Value)
+		c[fieldValue] = binary.AppendUvarint(c[fieldValue], ev.Value)
 	}
 	if f&fBase != 0 {
-		b.BaseReg = append(b.BaseReg, uint32(ev.BaseReg))
+		c[fieldBaseReg] = append(c[fieldBaseReg], byte(ev.BaseReg)) // 0..63: a one-byte varint
 		if ev.BaseReg != 0 {
-			b.BaseOff = append(b.BaseOff, int64(ev.Addr-ev.Base))
+			c[fieldBaseOff] = appendZigzag(c[fieldBaseOff], ev.Addr-ev.Base)
 		}
 	}
 	if f&fReg != 0 {
-		b.Reg = append(b.Reg, uint32(ev.Reg))
+		c[fieldReg] = append(c[fieldReg], byte(ev.Reg))
 	}
 	if f&fCount != 0 {
-		b.Count = append(b.Count, ev.Count)
+		c[fieldCount] = binary.AppendUvarint(c[fieldCount], uint64(ev.Count))
 	}
 	if f&fSP != 0 {
-		b.Sp = append(b.Sp, int64(ev.SP-e.prevSP))
+		c[fieldSP] = appendZigzag(c[fieldSP], ev.SP-e.prevSP)
 		e.prevSP = ev.SP
 	}
 	if f&fNum != 0 {
-		b.Num = append(b.Num, ev.Num)
+		c[fieldNum] = binary.AppendUvarint(c[fieldNum], ev.Num)
 	}
 	if f&fArgs != 0 {
-		b.Args = append(b.Args, ev.Args[:]...)
-		e.rawBytes += 8 * NumArgs
+		for _, a := range ev.Args {
+			c[fieldArgs] = binary.AppendUvarint(c[fieldArgs], a)
+		}
 	}
 	if f&fTID != 0 {
-		b.Tid = append(b.Tid, uint32(ev.TID))
+		c[fieldTID] = binary.AppendUvarint(c[fieldTID], uint64(ev.TID))
 		if ev.Kind == KindThreadSwitch {
 			e.thread = ev.TID
 		}
@@ -141,211 +207,307 @@ func (e *batchEncoder) add(ev *Event) {
 			if e.strIndex == nil {
 				e.strIndex = make(map[string]uint32)
 			}
-			idx = uint32(len(b.Strings))
+			idx = uint32(len(e.strings))
 			e.strIndex[ev.Name] = idx
-			b.Strings = append(b.Strings, ev.Name)
-			e.rawBytes += len(ev.Name)
+			e.strings = append(e.strings, ev.Name)
 		}
-		b.Name = append(b.Name, idx)
+		c[fieldName] = binary.AppendUvarint(c[fieldName], uint64(idx))
 	}
 }
 
-// batch returns the finished message (valid until the next reset).
-func (e *batchEncoder) batch() *tracepb.EventBatch {
-	e.b.Kinds = e.kinds
-	return &e.b
+// marshal appends the batch's EventBatch encoding to b.
+func (e *batchEncoder) marshal(b []byte) []byte {
+	if e.firstSeq != 0 {
+		b = protowire.AppendTag(b, fieldFirstSeq, protowire.VarintType)
+		b = protowire.AppendVarint(b, e.firstSeq)
+	}
+	if e.startThread != 0 {
+		b = protowire.AppendTag(b, fieldStartThread, protowire.VarintType)
+		b = protowire.AppendVarint(b, uint64(e.startThread))
+	}
+	for num := fieldKinds; num < numColumns; num++ {
+		if len(e.col[num]) > 0 {
+			b = protowire.AppendTag(b, protowire.Number(num), protowire.BytesType)
+			b = protowire.AppendBytes(b, e.col[num])
+		}
+	}
+	for _, s := range e.strings {
+		b = protowire.AppendTag(b, fieldStrings, protowire.BytesType)
+		b = protowire.AppendString(b, s)
+	}
+	return b
 }
 
-// batchDecoder walks the columns of one decoded EventBatch.
+// column is one column being decoded.
+type column struct {
+	b []byte
+	i int
+}
+
+var errShortVarint = errors.New("truncated or overlong varint")
+
+// uvarint decodes the next varint; ok is false at the end of the column or
+// on a malformed varint. (Written as one loop so that it inlines.)
+func (c *column) uvarint() (v uint64, ok bool) {
+	var s uint
+	for i := c.i; i < len(c.b); i++ {
+		x := c.b[i]
+		if x < 0x80 {
+			c.i = i + 1
+			return v | uint64(x)<<s, s < 64
+		}
+		v |= uint64(x&0x7f) << s
+		s += 7
+	}
+	return 0, false
+}
+
+// zigzag decodes the next zigzag varint.
+func (c *column) zigzag() (uint64, bool) {
+	u, ok := c.uvarint()
+	return u>>1 ^ -(u & 1), ok
+}
+
+// batchDecoder walks the columns of one EventBatch.
 type batchDecoder struct {
-	b      tracepb.EventBatch
+	firstSeq    uint64
+	startThread ThreadID
+	col         [numColumns]column
+	strings     []string
+
 	i      int // next event
+	n      int // events in the batch
 	seq    uint64
 	thread ThreadID
-	// next entry of each column
-	pc, addr, size, value, data, baseReg, baseOff, reg, count, sp, num, args, tid, name int
-	prevPC, prevAddr, prevSP                                                            uint64
+
+	prevPC, prevSP uint64
+	prevAddr       [numAddrChains]uint64
 }
 
-// resetFields clears the message for reuse by proto's merging unmarshal,
-// keeping the slices' storage.
-func (d *batchDecoder) resetFields() {
-	b := &d.b
-	*b = tracepb.EventBatch{
-		Pc: b.Pc[:0], Addr: b.Addr[:0], Size: b.Size[:0], Value: b.Value[:0],
-		BaseReg: b.BaseReg[:0], BaseOff: b.BaseOff[:0], Reg: b.Reg[:0],
-		Count: b.Count[:0], Sp: b.Sp[:0], Num: b.Num[:0], Args: b.Args[:0],
-		Tid: b.Tid[:0], Name: b.Name[:0], Strings: b.Strings[:0],
+// parse decodes the EventBatch in b. The columns alias b.
+func (d *batchDecoder) parse(b []byte) error {
+	d.firstSeq, d.startThread = 0, 0
+	for i := range d.col {
+		d.col[i] = column{}
 	}
-}
-
-// start prepares to walk a freshly decoded batch and checks what can be
-// checked without walking it. n and seq come from the block header.
-func (d *batchDecoder) start(seq uint64, n uint32) error {
-	b := &d.b
-	if b.FirstSeq != seq {
-		return fmt.Errorf("batch says first sequence number %d, block header says %d", b.FirstSeq, seq)
+	d.strings = d.strings[:0]
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return fmt.Errorf("events: bad field tag: %v", protowire.ParseError(n))
+		}
+		b = b[n:]
+		switch {
+		case num == fieldFirstSeq || num == fieldStartThread:
+			if typ != protowire.VarintType {
+				return fmt.Errorf("events: field %d has wire type %d, want varint", num, typ)
+			}
+			v, n := protowire.ConsumeVarint(b)
+			if n < 0 {
+				return fmt.Errorf("events: field %d: %v", num, protowire.ParseError(n))
+			}
+			b = b[n:]
+			if num == fieldFirstSeq {
+				d.firstSeq = v
+			} else {
+				if v > 1<<32-1 {
+					return fmt.Errorf("events: start thread %d out of range", v)
+				}
+				d.startThread = ThreadID(v)
+			}
+		case num >= fieldKinds && num <= fieldStrings:
+			if typ != protowire.BytesType {
+				return fmt.Errorf("events: field %d has wire type %d, want bytes", num, typ)
+			}
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return fmt.Errorf("events: field %d: %v", num, protowire.ParseError(n))
+			}
+			b = b[n:]
+			if num == fieldStrings {
+				d.strings = append(d.strings, string(v))
+			} else {
+				d.col[num] = column{b: v}
+			}
+		default: // unknown field: skip, as protobuf does
+			n := protowire.ConsumeFieldValue(num, typ, b)
+			if n < 0 {
+				return fmt.Errorf("events: field %d: %v", num, protowire.ParseError(n))
+			}
+			b = b[n:]
+		}
 	}
-	if len(b.Kinds) != int(n) {
-		return fmt.Errorf("batch holds %d events, block header says %d", len(b.Kinds), n)
-	}
-	if len(b.Args)%NumArgs != 0 {
-		return fmt.Errorf("args column has %d entries, not a multiple of %d", len(b.Args), NumArgs)
-	}
-	d.i = 0
-	d.seq = seq
-	d.thread = ThreadID(b.StartThread)
-	d.pc, d.addr, d.size, d.value, d.data, d.baseReg, d.baseOff = 0, 0, 0, 0, 0, 0, 0
-	d.reg, d.count, d.sp, d.num, d.args, d.tid, d.name = 0, 0, 0, 0, 0, 0, 0
-	d.prevPC, d.prevAddr, d.prevSP = 0, 0, 0
 	return nil
 }
 
-// remaining returns the number of events not yet decoded.
-func (d *batchDecoder) remaining() int { return len(d.b.Kinds) - d.i }
+// start prepares to walk a parsed batch. n and seq come from the block
+// header.
+func (d *batchDecoder) start(seq uint64, n uint32) error {
+	if d.firstSeq != seq {
+		return fmt.Errorf("batch says first sequence number %d, block header says %d", d.firstSeq, seq)
+	}
+	if len(d.col[fieldKinds].b) != int(n) {
+		return fmt.Errorf("batch holds %d events, block header says %d", len(d.col[fieldKinds].b), n)
+	}
+	d.i, d.n = 0, int(n)
+	d.seq = seq
+	d.thread = d.startThread
+	d.prevPC, d.prevSP = 0, 0
+	d.prevAddr = [numAddrChains]uint64{}
+	return nil
+}
 
-func short(col string, n int) error {
-	return fmt.Errorf("column %s has %d entries, fewer than its events need", col, n)
+// clear forgets the batch (remaining() becomes 0).
+func (d *batchDecoder) clear() { d.i, d.n = 0, 0 }
+
+// remaining returns the number of events not yet decoded.
+func (d *batchDecoder) remaining() int { return d.n - d.i }
+
+// bad reports a column that ran out or holds a malformed varint.
+func (d *batchDecoder) bad(num int) error {
+	c := &d.col[num]
+	if c.i >= len(c.b) {
+		return fmt.Errorf("event %d: column %s has too few entries (%d bytes)", d.seq, columnNames[num], len(c.b))
+	}
+	return fmt.Errorf("event %d: column %s: %v at byte %d", d.seq, columnNames[num], errShortVarint, c.i)
 }
 
 // next decodes the next event into ev. The caller checks remaining() > 0.
 func (d *batchDecoder) next(ev *Event) error {
-	b := &d.b
-	k := Kind(b.Kinds[d.i])
+	c := &d.col
+	k := Kind(c[fieldKinds].b[d.i])
 	if !k.Valid() {
 		return fmt.Errorf("event %d: invalid kind %d", d.seq, k)
 	}
-	data := ev.Data[:0]
-	*ev = Event{Seq: d.seq, Kind: k, Thread: d.thread, Data: data}
+	// Field by field: a struct assignment would be a typed copy with write
+	// barriers, which costs more than the rest of decoding.
+	ev.Seq, ev.Kind, ev.Thread = d.seq, k, d.thread
+	ev.PC, ev.Addr, ev.Size, ev.Value, ev.BaseReg, ev.Base = 0, 0, 0, 0, 0, 0
+	ev.Reg, ev.Count, ev.SP, ev.Num, ev.TID = 0, 0, 0, 0, 0
+	ev.Args = [NumArgs]uint64{}
+	if len(ev.Data) != 0 {
+		ev.Data = ev.Data[:0]
+	}
+	if ev.Name != "" {
+		ev.Name = ""
+	}
 	f := kindFields[k]
+	var ok bool
+	var v uint64
 	if f&fPC != 0 {
-		if d.pc >= len(b.Pc) {
-			return short("pc", len(b.Pc))
+		if v, ok = c[fieldPC].zigzag(); !ok {
+			return d.bad(fieldPC)
 		}
-		d.prevPC += uint64(b.Pc[d.pc])
-		d.pc++
+		d.prevPC += v
 		ev.PC = d.prevPC
 	}
-	if f&fAddr != 0 {
-		if d.addr >= len(b.Addr) {
-			return short("addr", len(b.Addr))
+	var baseReg uint64
+	if f&fBase != 0 {
+		if baseReg, ok = c[fieldBaseReg].uvarint(); !ok {
+			return d.bad(fieldBaseReg)
 		}
-		d.prevAddr += uint64(b.Addr[d.addr])
-		d.addr++
-		ev.Addr = d.prevAddr
+		if baseReg > maxReg {
+			return fmt.Errorf("event %d: base register %d out of range", d.seq, baseReg)
+		}
+	}
+	if f&fAddr != 0 {
+		if v, ok = c[fieldAddr].zigzag(); !ok {
+			return d.bad(fieldAddr)
+		}
+		ch := addrChain(k, Reg(baseReg))
+		d.prevAddr[ch] += v
+		ev.Addr = d.prevAddr[ch]
 	}
 	if f&fSize != 0 {
-		if d.size >= len(b.Size) {
-			return short("size", len(b.Size))
+		if v, ok = c[fieldSize].uvarint(); !ok {
+			return d.bad(fieldSize)
 		}
-		ev.Size = b.Size[d.size]
-		d.size++
-		if ev.Size == 0 || ev.Size > MaxAccessSize {
-			return fmt.Errorf("event %d: %s of %d bytes, want 1..%d", d.seq, k, ev.Size, MaxAccessSize)
+		if v == 0 || v > MaxAccessSize {
+			return fmt.Errorf("event %d: %s of %d bytes, want 1..%d", d.seq, k, v, MaxAccessSize)
 		}
-		if ev.Size > 8 {
-			end := d.data + int(ev.Size)
-			if end > len(b.Data) {
-				return short("data", len(b.Data))
+		ev.Size = uint32(v)
+		if v > 8 {
+			dc := &c[fieldData]
+			end := dc.i + int(v)
+			if end > len(dc.b) {
+				return d.bad(fieldData)
 			}
-			ev.Data = append(ev.Data, b.Data[d.data:end]...)
-			d.data = end
+			ev.Data = append(ev.Data, dc.b[dc.i:end]...)
+			dc.i = end
 		}
 	}
 	if f&fValue != 0 {
-		if d.value >= len(b.Value) {
-			return short("value", len(b.Value))
+		if ev.Value, ok = c[fieldValue].uvarint(); !ok {
+			return d.bad(fieldValue)
 		}
-		ev.Value = b.Value[d.value]
-		d.value++
 	}
-	if f&fBase != 0 {
-		if d.baseReg >= len(b.BaseReg) {
-			return short("base_reg", len(b.BaseReg))
+	if baseReg != 0 {
+		ev.BaseReg = Reg(baseReg)
+		if v, ok = c[fieldBaseOff].zigzag(); !ok {
+			return d.bad(fieldBaseOff)
 		}
-		r := b.BaseReg[d.baseReg]
-		d.baseReg++
-		if r > maxReg {
-			return fmt.Errorf("event %d: base register %d out of range", d.seq, r)
-		}
-		if r != 0 {
-			if d.baseOff >= len(b.BaseOff) {
-				return short("base_off", len(b.BaseOff))
-			}
-			ev.BaseReg = Reg(r)
-			ev.Base = ev.Addr - uint64(b.BaseOff[d.baseOff])
-			d.baseOff++
-		}
+		ev.Base = ev.Addr - v
 	}
 	if f&fReg != 0 {
-		if d.reg >= len(b.Reg) {
-			return short("reg", len(b.Reg))
+		if v, ok = c[fieldReg].uvarint(); !ok {
+			return d.bad(fieldReg)
 		}
-		r := b.Reg[d.reg]
-		d.reg++
-		if r > maxReg {
-			return fmt.Errorf("event %d: register %d out of range", d.seq, r)
+		if v > maxReg {
+			return fmt.Errorf("event %d: register %d out of range", d.seq, v)
 		}
-		ev.Reg = Reg(r)
+		ev.Reg = Reg(v)
 	}
 	if f&fCount != 0 {
-		if d.count >= len(b.Count) {
-			return short("count", len(b.Count))
+		if v, ok = c[fieldCount].uvarint(); !ok || v > 1<<32-1 {
+			return d.bad(fieldCount)
 		}
-		ev.Count = b.Count[d.count]
-		d.count++
+		ev.Count = uint32(v)
 	}
 	if f&fSP != 0 {
-		if d.sp >= len(b.Sp) {
-			return short("sp", len(b.Sp))
+		if v, ok = c[fieldSP].zigzag(); !ok {
+			return d.bad(fieldSP)
 		}
-		d.prevSP += uint64(b.Sp[d.sp])
-		d.sp++
+		d.prevSP += v
 		ev.SP = d.prevSP
 	}
 	if f&fNum != 0 {
-		if d.num >= len(b.Num) {
-			return short("num", len(b.Num))
+		if ev.Num, ok = c[fieldNum].uvarint(); !ok {
+			return d.bad(fieldNum)
 		}
-		ev.Num = b.Num[d.num]
-		d.num++
 	}
 	if f&fArgs != 0 {
-		if d.args+NumArgs > len(b.Args) {
-			return short("args", len(b.Args))
+		ac := &c[fieldArgs]
+		for i := range ev.Args {
+			if ev.Args[i], ok = ac.uvarint(); !ok {
+				return d.bad(fieldArgs)
+			}
 		}
-		copy(ev.Args[:], b.Args[d.args:d.args+NumArgs])
-		d.args += NumArgs
 	}
 	if f&fTID != 0 {
-		if d.tid >= len(b.Tid) {
-			return short("tid", len(b.Tid))
+		if v, ok = c[fieldTID].uvarint(); !ok {
+			return d.bad(fieldTID)
 		}
-		t := ThreadID(b.Tid[d.tid])
-		d.tid++
-		if t == 0 {
-			return fmt.Errorf("event %d: %s with thread id 0", d.seq, k)
+		if v == 0 || v > 1<<32-1 {
+			return fmt.Errorf("event %d: %s with thread id %d", d.seq, k, v)
 		}
-		ev.TID = t
+		ev.TID = ThreadID(v)
 		if k == KindThreadSwitch {
-			d.thread = t
-			ev.Thread = t
+			d.thread = ev.TID
+			ev.Thread = ev.TID
 		}
 	}
 	if f&fName != 0 {
-		if d.name >= len(b.Name) {
-			return short("name", len(b.Name))
+		if v, ok = c[fieldName].uvarint(); !ok {
+			return d.bad(fieldName)
 		}
-		idx := b.Name[d.name]
-		d.name++
-		if int(idx) >= len(b.Strings) {
-			return fmt.Errorf("event %d: string index %d, batch has %d strings", d.seq, idx, len(b.Strings))
+		if v >= uint64(len(d.strings)) {
+			return fmt.Errorf("event %d: string index %d, batch has %d strings", d.seq, v, len(d.strings))
 		}
-		ev.Name = b.Strings[idx]
+		ev.Name = d.strings[v]
 	}
 	d.i++
 	d.seq++
-	if d.i == len(b.Kinds) {
+	if d.i == d.n {
 		return d.finish()
 	}
 	return nil
@@ -353,21 +515,9 @@ func (d *batchDecoder) next(ev *Event) error {
 
 // finish checks that every column was used up exactly.
 func (d *batchDecoder) finish() error {
-	b := &d.b
-	cols := [...]struct {
-		name      string
-		used, has int
-	}{
-		{"pc", d.pc, len(b.Pc)}, {"addr", d.addr, len(b.Addr)}, {"size", d.size, len(b.Size)},
-		{"value", d.value, len(b.Value)}, {"data", d.data, len(b.Data)},
-		{"base_reg", d.baseReg, len(b.BaseReg)}, {"base_off", d.baseOff, len(b.BaseOff)},
-		{"reg", d.reg, len(b.Reg)}, {"count", d.count, len(b.Count)}, {"sp", d.sp, len(b.Sp)},
-		{"num", d.num, len(b.Num)}, {"args", d.args, len(b.Args)}, {"tid", d.tid, len(b.Tid)},
-		{"name", d.name, len(b.Name)},
-	}
-	for _, c := range cols {
-		if c.used != c.has {
-			return fmt.Errorf("column %s has %d entries, its events use %d", c.name, c.has, c.used)
+	for num := fieldPC; num < numColumns; num++ {
+		if c := &d.col[num]; c.i != len(c.b) {
+			return fmt.Errorf("column %s has %d bytes, its events use %d", columnNames[num], len(c.b), c.i)
 		}
 	}
 	return nil

@@ -357,7 +357,7 @@ func (r *Reader) Next() (*Event, error) {
 		}
 	}
 	if err := r.bd.next(&r.ev); err != nil {
-		r.bd.i = len(r.bd.b.Kinds) // stop walking this batch
+		r.bd.clear() // stop walking this batch
 		r.err = r.formatErr(r.index[r.blockNo-1].Offset, r.blockNo-1, "%v", err)
 		return nil, r.err
 	}
@@ -396,8 +396,7 @@ func (r *Reader) readNextBlock() error {
 		if h.Events == 0 {
 			return r.formatErr(off, no, "events block with no events")
 		}
-		r.bd.resetFields()
-		if err := (proto.UnmarshalOptions{Merge: true}).Unmarshal(payload, &r.bd.b); err != nil {
+		if err := r.bd.parse(payload); err != nil {
 			return r.formatErr(off, no, "decode events: %v", err)
 		}
 		if err := r.bd.start(h.FirstSeq, h.Events); err != nil {
@@ -529,7 +528,7 @@ func (r *Reader) SeekSeq(seq uint64) error {
 		}
 		last := blocks[len(blocks)-1]
 		r.off, r.blockNo = last.Offset+last.Size, len(blocks)
-		r.bd.b.Kinds, r.bd.i = nil, 0
+		r.bd.clear()
 		r.done = false
 		return nil
 	}
@@ -548,7 +547,7 @@ func (r *Reader) SeekSeq(seq uint64) error {
 // readBlockNo reads block k of blocks as the next block.
 func (r *Reader) readBlockNo(blocks []BlockRef, k int) error {
 	r.off, r.blockNo = blocks[k].Offset, k
-	r.bd.b.Kinds, r.bd.i = nil, 0
+	r.bd.clear()
 	r.done = false
 	if err := r.readNextBlock(); err != nil {
 		r.err = err

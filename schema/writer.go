@@ -114,7 +114,7 @@ func (w *Writer) Write(ev *Event) error {
 	w.counts[ev.Kind]++
 	w.account(ev)
 	w.seq++
-	if w.batch.len() >= w.opts.BatchEvents || w.batch.rawBytes >= maxBatchRaw {
+	if n := w.batch.len(); n >= w.opts.BatchEvents || n%1024 == 0 && w.batch.rawBytes() >= maxBatchRaw {
 		return w.Flush()
 	}
 	return nil
@@ -182,8 +182,8 @@ func (w *Writer) Flush() error {
 		}
 	}
 	if n := w.batch.len(); n > 0 {
-		first := w.batch.b.FirstSeq
-		if err := w.writeMessage(BlockEvents, w.batch.batch(), first, uint32(n)); err != nil {
+		w.marshal = w.batch.marshal(w.marshal[:0])
+		if err := w.writeBlock(BlockEvents, w.batch.firstSeq, uint32(n)); err != nil {
 			return err
 		}
 		w.batch.reset(w.seq)
@@ -232,6 +232,11 @@ func (w *Writer) writeMessage(kind BlockKind, m proto.Message, firstSeq uint64, 
 		w.err = fmt.Errorf("encode %s block: %w", kind, err)
 		return w.err
 	}
+	return w.writeBlock(kind, firstSeq, events)
+}
+
+// writeBlock compresses and writes w.marshal as one block.
+func (w *Writer) writeBlock(kind BlockKind, firstSeq uint64, events uint32) error {
 	if len(w.marshal) > MaxRawSize {
 		w.err = fmt.Errorf("encode %s block: %d bytes, maximum is %d", kind, len(w.marshal), MaxRawSize)
 		return w.err

@@ -595,9 +595,14 @@ func (x *KeyValue) GetValue() string {
 // kinds has one byte (an EventKind) per event. Every other column holds one
 // entry for each event whose kind uses that field, in event order, and no
 // entry for other events; args holds six entries per event that uses it.
-// Columns marked "delta" store each value minus the previous value of the same
-// column in this batch (the first minus 0), zigzag-encoded; every batch starts
-// its chains afresh so that it decodes on its own.
+//
+// Columns are bytes fields holding concatenated base-128 varints, which is
+// exactly the wire form of a packed repeated field of the type named in each
+// comment: a reader may decode this message with those fields declared as
+// packed repeated fields instead. Columns marked "delta" store each value
+// minus the previous value of the same column in this batch (the first
+// minus 0), zigzag-encoded as sint64; every batch starts its chains afresh
+// so that it decodes on its own.
 type EventBatch struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Sequence number of the first event; the i-th event has first_seq + i.
@@ -606,39 +611,41 @@ type EventBatch struct {
 	StartThread uint32 `protobuf:"varint,2,opt,name=start_thread,json=startThread,proto3" json:"start_thread,omitempty"`
 	// One EventKind per event.
 	Kinds []byte `protobuf:"bytes,3,opt,name=kinds,proto3" json:"kinds,omitempty"`
-	// Program counters (delta).
-	Pc []int64 `protobuf:"zigzag64,4,rep,packed,name=pc,proto3" json:"pc,omitempty"`
+	// Program counters (sint64, delta).
+	Pc []byte `protobuf:"bytes,4,opt,name=pc,proto3" json:"pc,omitempty"`
 	// Addresses: access address, derivation result, call target, return
-	// address, fault address (delta).
-	Addr []int64 `protobuf:"zigzag64,5,rep,packed,name=addr,proto3" json:"addr,omitempty"`
-	// Access sizes in bytes (LOAD, STORE).
-	Size []uint32 `protobuf:"varint,6,rep,packed,name=size,proto3" json:"size,omitempty"`
-	// Values (LOAD, STORE: low 8 bytes; RETURN: rax; SYSCALL: result;
-	// EXIT: exit code).
-	Value []uint64 `protobuf:"varint,7,rep,packed,name=value,proto3" json:"value,omitempty"`
+	// address, fault address (sint64, delta).
+	Addr []byte `protobuf:"bytes,5,opt,name=addr,proto3" json:"addr,omitempty"`
+	// Access sizes in bytes (uint32; LOAD, STORE).
+	Size []byte `protobuf:"bytes,6,opt,name=size,proto3" json:"size,omitempty"`
+	// Values (uint64; LOAD, STORE: low 8 bytes; RETURN: rax; SYSCALL:
+	// result; EXIT: exit code).
+	Value []byte `protobuf:"bytes,7,opt,name=value,proto3" json:"value,omitempty"`
 	// The full bytes of LOAD/STORE accesses wider than 8 bytes, concatenated
-	// in event order; each takes `size` bytes.
+	// in event order; each takes `size` bytes. Raw bytes, not varints.
 	Data []byte `protobuf:"bytes,8,opt,name=data,proto3" json:"data,omitempty"`
-	// Base register (a Register value, 0 = none) of LOAD, STORE and DERIVE.
-	BaseReg []uint32 `protobuf:"varint,9,rep,packed,name=base_reg,json=baseReg,proto3" json:"base_reg,omitempty"`
-	// For each entry of base_reg that is not 0: addr minus the base register's
-	// value (so base = addr - base_off).
-	BaseOff []int64 `protobuf:"zigzag64,10,rep,packed,name=base_off,json=baseOff,proto3" json:"base_off,omitempty"`
-	// Destination register of DERIVE.
-	Reg []uint32 `protobuf:"varint,11,rep,packed,name=reg,proto3" json:"reg,omitempty"`
-	// BLOCK: instruction count; SIGNAL: si_code.
-	Count []uint32 `protobuf:"varint,12,rep,packed,name=count,proto3" json:"count,omitempty"`
-	// Stack pointers of CALL and RETURN (delta).
-	Sp []int64 `protobuf:"zigzag64,13,rep,packed,name=sp,proto3" json:"sp,omitempty"`
+	// Base register (uint32, a Register value, 0 = none) of LOAD, STORE and
+	// DERIVE.
+	BaseReg []byte `protobuf:"bytes,9,opt,name=base_reg,json=baseReg,proto3" json:"base_reg,omitempty"`
+	// For each entry of base_reg that is not 0: addr minus the base
+	// register's value (sint64), so base = addr - base_off.
+	BaseOff []byte `protobuf:"bytes,10,opt,name=base_off,json=baseOff,proto3" json:"base_off,omitempty"`
+	// Destination register of DERIVE (uint32, a Register value).
+	Reg []byte `protobuf:"bytes,11,opt,name=reg,proto3" json:"reg,omitempty"`
+	// BLOCK: instruction count; SIGNAL: si_code (uint32).
+	Count []byte `protobuf:"bytes,12,opt,name=count,proto3" json:"count,omitempty"`
+	// Stack pointers of CALL and RETURN (sint64, delta).
+	Sp []byte `protobuf:"bytes,13,opt,name=sp,proto3" json:"sp,omitempty"`
 	// SYSCALL: number; SIGNAL: signal number; CLIENT_REQUEST: ClientRequest;
-	// EXIT: terminating signal (0 when the process exited).
-	Num []uint64 `protobuf:"varint,14,rep,packed,name=num,proto3" json:"num,omitempty"`
-	// Six arguments per CALL, SYSCALL and CLIENT_REQUEST.
-	Args []uint64 `protobuf:"varint,15,rep,packed,name=args,proto3" json:"args,omitempty"`
-	// THREAD_CREATE: the new thread; THREAD_SWITCH: the thread that runs next.
-	Tid []uint32 `protobuf:"varint,16,rep,packed,name=tid,proto3" json:"tid,omitempty"`
-	// CLIENT_REQUEST: index into strings.
-	Name []uint32 `protobuf:"varint,17,rep,packed,name=name,proto3" json:"name,omitempty"`
+	// EXIT: terminating signal, 0 when the process exited (uint64).
+	Num []byte `protobuf:"bytes,14,opt,name=num,proto3" json:"num,omitempty"`
+	// Six arguments per CALL, SYSCALL and CLIENT_REQUEST (uint64).
+	Args []byte `protobuf:"bytes,15,opt,name=args,proto3" json:"args,omitempty"`
+	// THREAD_CREATE: the new thread; THREAD_SWITCH: the thread that runs next
+	// (uint32).
+	Tid []byte `protobuf:"bytes,16,opt,name=tid,proto3" json:"tid,omitempty"`
+	// CLIENT_REQUEST: index into strings (uint32).
+	Name []byte `protobuf:"bytes,17,opt,name=name,proto3" json:"name,omitempty"`
 	// Strings used by this batch's events.
 	Strings       []string `protobuf:"bytes,18,rep,name=strings,proto3" json:"strings,omitempty"`
 	unknownFields protoimpl.UnknownFields
@@ -696,28 +703,28 @@ func (x *EventBatch) GetKinds() []byte {
 	return nil
 }
 
-func (x *EventBatch) GetPc() []int64 {
+func (x *EventBatch) GetPc() []byte {
 	if x != nil {
 		return x.Pc
 	}
 	return nil
 }
 
-func (x *EventBatch) GetAddr() []int64 {
+func (x *EventBatch) GetAddr() []byte {
 	if x != nil {
 		return x.Addr
 	}
 	return nil
 }
 
-func (x *EventBatch) GetSize() []uint32 {
+func (x *EventBatch) GetSize() []byte {
 	if x != nil {
 		return x.Size
 	}
 	return nil
 }
 
-func (x *EventBatch) GetValue() []uint64 {
+func (x *EventBatch) GetValue() []byte {
 	if x != nil {
 		return x.Value
 	}
@@ -731,63 +738,63 @@ func (x *EventBatch) GetData() []byte {
 	return nil
 }
 
-func (x *EventBatch) GetBaseReg() []uint32 {
+func (x *EventBatch) GetBaseReg() []byte {
 	if x != nil {
 		return x.BaseReg
 	}
 	return nil
 }
 
-func (x *EventBatch) GetBaseOff() []int64 {
+func (x *EventBatch) GetBaseOff() []byte {
 	if x != nil {
 		return x.BaseOff
 	}
 	return nil
 }
 
-func (x *EventBatch) GetReg() []uint32 {
+func (x *EventBatch) GetReg() []byte {
 	if x != nil {
 		return x.Reg
 	}
 	return nil
 }
 
-func (x *EventBatch) GetCount() []uint32 {
+func (x *EventBatch) GetCount() []byte {
 	if x != nil {
 		return x.Count
 	}
 	return nil
 }
 
-func (x *EventBatch) GetSp() []int64 {
+func (x *EventBatch) GetSp() []byte {
 	if x != nil {
 		return x.Sp
 	}
 	return nil
 }
 
-func (x *EventBatch) GetNum() []uint64 {
+func (x *EventBatch) GetNum() []byte {
 	if x != nil {
 		return x.Num
 	}
 	return nil
 }
 
-func (x *EventBatch) GetArgs() []uint64 {
+func (x *EventBatch) GetArgs() []byte {
 	if x != nil {
 		return x.Args
 	}
 	return nil
 }
 
-func (x *EventBatch) GetTid() []uint32 {
+func (x *EventBatch) GetTid() []byte {
 	if x != nil {
 		return x.Tid
 	}
 	return nil
 }
 
-func (x *EventBatch) GetName() []uint32 {
+func (x *EventBatch) GetName() []byte {
 	if x != nil {
 		return x.Name
 	}
@@ -1779,21 +1786,21 @@ const file_trace_proto_rawDesc = "" +
 	"\tfirst_seq\x18\x01 \x01(\x04R\bfirstSeq\x12!\n" +
 	"\fstart_thread\x18\x02 \x01(\rR\vstartThread\x12\x14\n" +
 	"\x05kinds\x18\x03 \x01(\fR\x05kinds\x12\x0e\n" +
-	"\x02pc\x18\x04 \x03(\x12R\x02pc\x12\x12\n" +
-	"\x04addr\x18\x05 \x03(\x12R\x04addr\x12\x12\n" +
-	"\x04size\x18\x06 \x03(\rR\x04size\x12\x14\n" +
-	"\x05value\x18\a \x03(\x04R\x05value\x12\x12\n" +
+	"\x02pc\x18\x04 \x01(\fR\x02pc\x12\x12\n" +
+	"\x04addr\x18\x05 \x01(\fR\x04addr\x12\x12\n" +
+	"\x04size\x18\x06 \x01(\fR\x04size\x12\x14\n" +
+	"\x05value\x18\a \x01(\fR\x05value\x12\x12\n" +
 	"\x04data\x18\b \x01(\fR\x04data\x12\x19\n" +
-	"\bbase_reg\x18\t \x03(\rR\abaseReg\x12\x19\n" +
+	"\bbase_reg\x18\t \x01(\fR\abaseReg\x12\x19\n" +
 	"\bbase_off\x18\n" +
-	" \x03(\x12R\abaseOff\x12\x10\n" +
-	"\x03reg\x18\v \x03(\rR\x03reg\x12\x14\n" +
-	"\x05count\x18\f \x03(\rR\x05count\x12\x0e\n" +
-	"\x02sp\x18\r \x03(\x12R\x02sp\x12\x10\n" +
-	"\x03num\x18\x0e \x03(\x04R\x03num\x12\x12\n" +
-	"\x04args\x18\x0f \x03(\x04R\x04args\x12\x10\n" +
-	"\x03tid\x18\x10 \x03(\rR\x03tid\x12\x12\n" +
-	"\x04name\x18\x11 \x03(\rR\x04name\x12\x18\n" +
+	" \x01(\fR\abaseOff\x12\x10\n" +
+	"\x03reg\x18\v \x01(\fR\x03reg\x12\x14\n" +
+	"\x05count\x18\f \x01(\fR\x05count\x12\x0e\n" +
+	"\x02sp\x18\r \x01(\fR\x02sp\x12\x10\n" +
+	"\x03num\x18\x0e \x01(\fR\x03num\x12\x12\n" +
+	"\x04args\x18\x0f \x01(\fR\x04args\x12\x10\n" +
+	"\x03tid\x18\x10 \x01(\fR\x03tid\x12\x12\n" +
+	"\x04name\x18\x11 \x01(\fR\x04name\x12\x18\n" +
 	"\astrings\x18\x12 \x03(\tR\astrings\"\xa1\x02\n" +
 	"\x06Tables\x122\n" +
 	"\amodules\x18\x01 \x03(\v2\x18.mgtrace.trace.v1.ModuleR\amodules\x122\n" +
