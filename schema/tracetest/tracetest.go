@@ -13,8 +13,10 @@ import (
 )
 
 // RandomStream returns n valid events of every kind with random fields, in
-// an order a Writer accepts: thread switches only to created threads, and
-// every event on the running thread. Seq is set as a Reader would.
+// an order a Writer accepts and a validator passes: thread switches only to
+// created threads, every event on the running thread, and an EXIT event
+// only as the last one (when the random draw puts one there). Seq is set as
+// a Reader would.
 func RandomStream(rng *rand.Rand, n int) []schema.Event {
 	evs := make([]schema.Event, 0, n)
 	threads := []schema.ThreadID{1}
@@ -22,6 +24,9 @@ func RandomStream(rng *rand.Rand, n int) []schema.Event {
 	names := []string{"qdtree", "list", "phase-1", "", "a name with spaces", "ünïcode"}
 	for i := 0; i < n; i++ {
 		k := schema.Kind(1 + rng.IntN(int(schema.NumKinds-1)))
+		if k == schema.KindExit && i != n-1 {
+			k = schema.KindBlock
+		}
 		ev := schema.Event{Seq: uint64(i), Kind: k, Thread: cur}
 		switch k {
 		case schema.KindThreadSwitch:
@@ -118,14 +123,18 @@ func leUint64(b []byte) uint64 {
 	return v
 }
 
-// RandomTables returns tables describing code at the pcs RandomStream uses,
-// with ids starting at base (so several can be added to one trace).
+// RandomTables returns tables with one module, file, function and struct
+// type, and `instructions` instructions at random pcs in the module (which
+// lies at 0x400000 + base<<20, so tables made with different bases do not
+// collide). Ids are base, so several can be added to one trace.
 func RandomTables(rng *rand.Rand, base uint32, instructions int) *tracepb.Tables {
+	lo := 0x40_0000 + uint64(base)<<20
+	hi := lo + 1<<16
 	t := &tracepb.Tables{
 		Modules: []*tracepb.Module{{Id: base, Path: fmt.Sprintf("/usr/lib/lib%d.so", base),
-			Start: 0x40_0000, End: 0x41_0000, BuildId: []byte{1, 2, 3, byte(base)}, HasDebugInfo: true}},
+			Start: lo, End: hi, BuildId: []byte{1, 2, 3, byte(base)}, HasDebugInfo: true}},
 		Files:     []*tracepb.SourceFile{{Id: base, Path: fmt.Sprintf("src/file%d.c", base)}},
-		Functions: []*tracepb.Function{{Id: base, Name: fmt.Sprintf("fn%d", base), ModuleId: base, Low: 0x40_0000, High: 0x41_0000, FileId: base, Line: 10}},
+		Functions: []*tracepb.Function{{Id: base, Name: fmt.Sprintf("fn%d", base), ModuleId: base, Low: lo, High: hi, FileId: base, Line: 10}},
 		Types: []*tracepb.StructType{{Name: fmt.Sprintf("node%d", base), Size: 16, Kind: "struct", Members: []*tracepb.Member{
 			{Name: "val", Offset: 0, Size: 4, TypeName: "int"},
 			{Name: "next", Offset: 8, Size: 8, Pointer: true, TypeName: "struct node *", Pointee: "node"},
@@ -133,7 +142,7 @@ func RandomTables(rng *rand.Rand, base uint32, instructions int) *tracepb.Tables
 	}
 	seen := map[uint64]bool{}
 	for len(t.Instructions) < instructions {
-		pc := 0x40_0000 + uint64(base)<<20 + uint64(rng.IntN(1<<16))
+		pc := lo + uint64(rng.IntN(1<<16))
 		if seen[pc] {
 			continue
 		}

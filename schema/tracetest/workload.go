@@ -18,6 +18,7 @@ type Workload struct {
 	nodes   []uint64 // heap addresses of list nodes
 	cur     int
 	thread  schema.ThreadID
+	created bool // thread 2 exists
 	sp      uint64
 	brk     uint64
 	emitted uint64
@@ -76,6 +77,10 @@ func (w *Workload) refill() {
 		w.push(schema.Event{Kind: schema.KindSyscall, PC: 0x7f00_0012_3456, Num: 12, Args: [6]uint64{w.brk}, Value: w.brk})
 	}
 	if w.rng.IntN(5000) == 0 {
+		if !w.created {
+			w.push(schema.Event{Kind: schema.KindThreadCreate, TID: 2})
+			w.created = true
+		}
 		if w.thread == 1 {
 			w.thread = 2
 		} else {

@@ -1,0 +1,292 @@
+// Command analyze answers questions about one recorded run: it reads a
+// trace written by record and prints what it finds, as text for people or
+// JSON for machines.
+//
+//	analyze SUBCOMMAND [flags] run.trace
+//
+// Exit status: 0 success or nothing found, 1 findings, 2 usage or input
+// error. Errors are one line on stderr starting with "analyze: ". See
+// docs/cli.md for every subcommand, flag and output schema.
+package main
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/pflag"
+)
+
+func main() {
+	// With SIGPIPE ignored, writing to a closed pipe (analyze dump | head)
+	// fails with EPIPE instead of killing the process; run ends quietly.
+	signal.Ignore(syscall.SIGPIPE)
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// Exit statuses.
+const (
+	exitOK       = 0 // success, nothing found
+	exitFindings = 1 // the analysis found something (violations, faults, bugs)
+	exitError    = 2 // usage or input error
+)
+
+// command is one subcommand. Adding a subcommand is one entry in commands
+// and one file defining its setup function.
+type command struct {
+	name    string // as typed: "info"
+	summary string // one line for 'analyze --help'
+	args    string // what follows the flags in the usage line: "run.trace"
+	help    string // paragraphs for 'analyze NAME --help', before the flags
+	// setup defines the subcommand's flags on fs and returns the function
+	// that runs it on the arguments left after the flags.
+	setup func(fs *pflag.FlagSet) func(e *env, args []string) error
+}
+
+// commands lists the subcommands in the order 'analyze --help' shows them.
+// It is built by a function, not held in a variable, so that no state is
+// shared between runs.
+func commands() []*command {
+	return []*command{
+		{name: "info", summary: "summarize a trace: program, how it ended, events, threads, tables",
+			args: "run.trace", help: infoHelp, setup: infoSetup},
+		{name: "dump", summary: "print events, as JSON lines or text, optionally filtered",
+			args: "run.trace", help: dumpHelp, setup: dumpSetup},
+	}
+}
+
+// env is what a running subcommand may use.
+type env struct {
+	cmd    *command
+	stdout io.Writer
+	stderr io.Writer
+}
+
+// usageError is a mistake on the command line: exit status 2, with a hint
+// to read the subcommand's help.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+// usagef returns a *usageError.
+func usagef(format string, args ...any) error {
+	return &usageError{msg: fmt.Sprintf(format, args...)}
+}
+
+// errFindings is returned by subcommands that found something, after they
+// have written their output: exit status 1, no message.
+var errFindings = errors.New("findings")
+
+// run runs the analyze command line args (without the program name) and
+// returns the exit status.
+func run(args []string, stdout, stderr io.Writer) (status int) {
+	defer func() {
+		if p := recover(); p != nil {
+			fmt.Fprintf(stderr, "analyze: internal error: %s\n", oneLine(fmt.Sprint(p)))
+			status = exitError
+		}
+	}()
+	cmds := commands()
+	if len(args) == 0 {
+		fmt.Fprintln(stderr, "analyze: missing subcommand; run 'analyze --help'")
+		return exitError
+	}
+	switch name := args[0]; name {
+	case "-h", "--help", "-help":
+		writeMainHelp(stdout, cmds)
+		return exitOK
+	case "help":
+		if len(args) == 1 {
+			writeMainHelp(stdout, cmds)
+			return exitOK
+		}
+		if c := lookup(cmds, args[1]); c != nil && len(args) == 2 {
+			fs, _ := newFlagSet(c)
+			writeCommandHelp(stdout, c, fs)
+			return exitOK
+		}
+		if len(args) > 2 {
+			fmt.Fprintln(stderr, "analyze: help takes one subcommand name; run 'analyze --help'")
+		} else {
+			fmt.Fprintf(stderr, "analyze: unknown subcommand %q; run 'analyze --help'\n", args[1])
+		}
+		return exitError
+	default:
+		c := lookup(cmds, name)
+		if c == nil {
+			if strings.HasPrefix(name, "-") {
+				fmt.Fprintf(stderr, "analyze: unknown flag %s before the subcommand; run 'analyze --help'\n", oneLine(name))
+			} else {
+				fmt.Fprintf(stderr, "analyze: unknown subcommand %q; run 'analyze --help'\n", name)
+			}
+			return exitError
+		}
+		return runCommand(c, args[1:], stdout, stderr)
+	}
+}
+
+// lookup returns the subcommand called name, or nil.
+func lookup(cmds []*command, name string) *command {
+	for _, c := range cmds {
+		if c.name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+// newFlagSet returns c's flag set and the function that runs c.
+func newFlagSet(c *command) (*pflag.FlagSet, func(*env, []string) error) {
+	fs := pflag.NewFlagSet("analyze "+c.name, pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {} // help and errors are printed by runCommand
+	fs.SortFlags = false
+	fn := c.setup(fs)
+	fs.BoolP("help", "h", false, "show this help and exit")
+	return fs, fn
+}
+
+// runCommand parses c's flags and runs it.
+func runCommand(c *command, args []string, stdout, stderr io.Writer) int {
+	fs, fn := newFlagSet(c)
+	err := fs.Parse(args)
+	if help, _ := fs.GetBool("help"); errors.Is(err, pflag.ErrHelp) || err == nil && help {
+		writeCommandHelp(stdout, c, fs)
+		return exitOK
+	}
+	if err != nil {
+		err = &usageError{msg: err.Error()}
+	} else {
+		err = fn(&env{cmd: c, stdout: stdout, stderr: stderr}, fs.Args())
+	}
+	return report(c, err, stderr)
+}
+
+// report prints err, if it needs printing, and returns the exit status.
+func report(c *command, err error, stderr io.Writer) int {
+	var ue *usageError
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.Is(err, errFindings):
+		return exitFindings
+	case isBrokenPipe(err):
+		// The reader of our output went away (analyze dump | head): not
+		// an error.
+		return exitOK
+	case errors.As(err, &ue):
+		fmt.Fprintf(stderr, "analyze: %s; run 'analyze %s --help'\n", oneLine(ue.msg), c.name)
+		return exitError
+	}
+	fmt.Fprintf(stderr, "analyze: %s\n", oneLine(err.Error()))
+	return exitError
+}
+
+// isBrokenPipe reports whether err is a write to a closed pipe.
+func isBrokenPipe(err error) bool {
+	return errors.Is(err, syscall.EPIPE)
+}
+
+// oneLine replaces line breaks so that a message stays on one line.
+func oneLine(s string) string {
+	if !strings.ContainsAny(s, "\r\n") {
+		return s
+	}
+	return strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s)
+}
+
+// writeMainHelp prints 'analyze --help'.
+func writeMainHelp(w io.Writer, cmds []*command) {
+	var b strings.Builder
+	b.WriteString("analyze answers questions about one recorded run: it reads a trace written by\n")
+	b.WriteString("record (run.trace) and prints what it finds, as text or JSON.\n\n")
+	b.WriteString("Usage:\n  analyze SUBCOMMAND [flags] run.trace\n  analyze help SUBCOMMAND\n\nSubcommands:\n")
+	width := 0
+	for _, c := range cmds {
+		width = max(width, len(c.name))
+	}
+	for _, c := range cmds {
+		fmt.Fprintf(&b, "  %-*s  %s\n", width, c.name, c.summary)
+	}
+	b.WriteString("\nRun 'analyze SUBCOMMAND --help' for a subcommand's flags and output.\n\n")
+	b.WriteString("Exit status: 0 success (nothing found), 1 findings, 2 usage or input error.\n")
+	b.WriteString("Errors are one line on stderr starting with \"analyze: \".\n")
+	io.WriteString(w, b.String())
+}
+
+// writeCommandHelp prints 'analyze NAME --help'.
+func writeCommandHelp(w io.Writer, c *command, fs *pflag.FlagSet) {
+	fmt.Fprintf(w, "Usage: analyze %s [flags] %s\n\n%s\n", c.name, c.args, c.summary)
+	if c.help != "" {
+		fmt.Fprintf(w, "\n%s\n", strings.TrimSpace(c.help))
+	}
+	fmt.Fprintf(w, "\nFlags:\n%s", fs.FlagUsages())
+}
+
+// output is where a subcommand writes its result: stdout, or the file
+// named by -o.
+type output struct {
+	*bufio.Writer
+	file *os.File // nil for stdout
+	path string
+}
+
+// openOutput opens path for writing, or stdout when path is "" or "-".
+func openOutput(path string, stdout io.Writer) (*output, error) {
+	if path == "" || path == "-" {
+		return &output{Writer: bufio.NewWriterSize(stdout, 64<<10)}, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("create output: %w", err)
+	}
+	return &output{Writer: bufio.NewWriterSize(f, 64<<10), file: f, path: path}, nil
+}
+
+// finish flushes and closes the output. When failed is not nil the output
+// file, if any, is removed, and failed is returned (a flush error is
+// returned only when it is what went wrong first).
+func (o *output) finish(failed error) error {
+	err := o.Flush()
+	if err != nil && o.file != nil {
+		err = fmt.Errorf("write %s: %w", o.path, err)
+	}
+	if o.file != nil {
+		if cerr := o.file.Close(); err == nil && cerr != nil {
+			err = fmt.Errorf("close %s: %w", o.path, cerr)
+		}
+		if failed != nil || err != nil {
+			os.Remove(o.path)
+		}
+	}
+	if failed != nil {
+		return failed
+	}
+	return err
+}
+
+// oneTrace checks that args names exactly one trace.
+func oneTrace(args []string) (string, error) {
+	switch len(args) {
+	case 0:
+		return "", usagef("missing trace file argument")
+	case 1:
+		return args[0], nil
+	}
+	return "", usagef("want one trace file, got %d arguments", len(args))
+}
+
+// formatFlag checks the value of --format against the formats allowed.
+func formatFlag(format string, allowed ...string) error {
+	for _, a := range allowed {
+		if format == a {
+			return nil
+		}
+	}
+	return usagef("unknown --format %q (want %s)", format, strings.Join(allowed, " or "))
+}
