@@ -1,6 +1,6 @@
 // trace.proto: the messages inside an mgtrace trace file.
 //
-// A trace file is a container (see docs/trace-format.md and schema/doc.go) of
+// A trace file is a container (see docs/trace-format.md) of
 // blocks. Each block's payload is one independent zstd frame holding exactly
 // one of the messages below, chosen by the block's kind:
 //
@@ -600,9 +600,13 @@ func (x *KeyValue) GetValue() string {
 // exactly the wire form of a packed repeated field of the type named in each
 // comment: a reader may decode this message with those fields declared as
 // packed repeated fields instead. Columns marked "delta" store each value
-// minus the previous value of the same column in this batch (the first
-// minus 0), zigzag-encoded as sint64; every batch starts its chains afresh
-// so that it decodes on its own.
+// minus the previous value of the same delta chain in this batch (the
+// first minus 0), zigzag-encoded as sint64; every batch starts its chains
+// afresh so that it decodes on its own. pc and sp are one chain each. addr
+// has 65 chains: LOAD, STORE and DERIVE use the chain numbered by their
+// base_reg (0 when none), CALL and RETURN chain 64, SIGNAL chain 0, so that
+// accesses through different base registers (a stack frame, a list node)
+// do not interleave far-apart values in one chain.
 type EventBatch struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Sequence number of the first event; the i-th event has first_seq + i.
@@ -614,7 +618,7 @@ type EventBatch struct {
 	// Program counters (sint64, delta).
 	Pc []byte `protobuf:"bytes,4,opt,name=pc,proto3" json:"pc,omitempty"`
 	// Addresses: access address, derivation result, call target, return
-	// address, fault address (sint64, delta).
+	// address, fault address (sint64, delta per address chain).
 	Addr []byte `protobuf:"bytes,5,opt,name=addr,proto3" json:"addr,omitempty"`
 	// Access sizes in bytes (uint32; LOAD, STORE).
 	Size []byte `protobuf:"bytes,6,opt,name=size,proto3" json:"size,omitempty"`
