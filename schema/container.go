@@ -35,6 +35,12 @@ const (
 	MaxEventsPerBlock = 1 << 24
 )
 
+// maxZstdRatio bounds the raw size of a zstd block by its stored size: no
+// zstd frame regenerates more than 32768 bytes per byte (its densest block,
+// RLE, takes 4 bytes for 128 KiB), so a raw size above that is a lie, and
+// the reader allocates no more than the file can justify.
+const maxZstdRatio = 1 << 15
+
 // BlockKind says which message a block holds.
 type BlockKind uint8
 
@@ -142,6 +148,8 @@ func decodeBlockHeader(b []byte) (BlockHeader, error) {
 		return h, fmt.Errorf("block raw size %d, maximum is %d", h.RawSize, MaxRawSize)
 	case h.Codec == codecNone && h.RawSize != h.StoredSize:
 		return h, fmt.Errorf("uncompressed block has raw size %d but stored size %d", h.RawSize, h.StoredSize)
+	case h.Codec == codecZstd && uint64(h.RawSize) > uint64(h.StoredSize)*maxZstdRatio:
+		return h, fmt.Errorf("block raw size %d is more than %d bytes of zstd can hold", h.RawSize, h.StoredSize)
 	case h.Events > MaxEventsPerBlock:
 		return h, fmt.Errorf("block holds %d events, maximum is %d", h.Events, MaxEventsPerBlock)
 	case h.Kind != BlockEvents && (h.Events != 0 || h.FirstSeq != 0):

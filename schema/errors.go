@@ -3,6 +3,7 @@ package schema
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // FormatError reports a trace that is not well formed: corrupt, foreign, or
@@ -15,13 +16,21 @@ type FormatError struct {
 	Err    error  // what is wrong
 }
 
-// Error returns "FILE: byte N: block B: what".
+// Error returns "FILE: byte N: block B: malformed trace: what" (without
+// "block B: " when the problem is in no block), always on one line.
 func (e *FormatError) Error() string {
+	var s string
 	if e.Block >= 0 {
-		return fmt.Sprintf("%s: byte %d: block %d: malformed trace: %v", e.File, e.Offset, e.Block, e.Err)
+		s = fmt.Sprintf("%s: byte %d: block %d: malformed trace: %v", e.File, e.Offset, e.Block, e.Err)
+	} else {
+		s = fmt.Sprintf("%s: byte %d: malformed trace: %v", e.File, e.Offset, e.Err)
 	}
-	return fmt.Sprintf("%s: byte %d: malformed trace: %v", e.File, e.Offset, e.Err)
+	return oneLine.Replace(s)
 }
+
+// oneLine escapes line breaks, which an underlying error or a file name
+// could hold.
+var oneLine = strings.NewReplacer("\n", "\\n", "\r", "\\r")
 
 // Unwrap returns the underlying error.
 func (e *FormatError) Unwrap() error { return e.Err }

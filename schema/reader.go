@@ -15,6 +15,15 @@ import (
 
 // End says how a trace ends: whole (footer and trailer present) or cut
 // short, and where.
+//
+// A trace cut short ends at its last whole block: TruncatedAt is the end of
+// that block (of the preamble when no block is whole, 0 when not even the
+// preamble is). A trace cut inside its footer has every event but no
+// footer; one cut inside its trailer has every event and its footer
+// (TruncatedAt is then the end of the footer). Zero bytes that end the
+// file, as a crash can leave them, cut the trace at the block they start
+// in (or after the footer), not corrupt it; zero bytes after a trailer, or
+// from inside one, are corruption.
 type End struct {
 	// Whole is true when the trace has its footer and trailer.
 	Whole bool
@@ -54,6 +63,9 @@ type Reader struct {
 	tables *Tables
 	footer *tracepb.Footer
 	end    End
+
+	zeroFrom  int64 // where the file's tail of zero bytes starts (see zeroTail)
+	zeroKnown bool
 
 	off     int64 // next block's offset
 	blockNo int   // next block's index
@@ -99,8 +111,16 @@ func Open(path string) (*Reader, error) {
 
 // NewReader reads the trace of size bytes in ra; name is used in errors.
 func NewReader(ra io.ReaderAt, size int64, name string) (*Reader, error) {
+	if size < 0 {
+		return nil, fmt.Errorf("read trace %s: negative size %d", name, size)
+	}
+	// Never read past size, even when ra holds more (a trace still being
+	// written): every check below relies on it.
+	ra = io.NewSectionReader(ra, 0, size)
+	// DecodeAll never grows the buffer it is given (of the block's raw
+	// size): a frame cannot make the decoder allocate what it claims.
 	dec, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(MaxRawSize),
-		zstd.WithDecoderMaxWindow(MaxRawSize), zstd.IgnoreChecksum(true))
+		zstd.WithDecoderMaxWindow(MaxRawSize), zstd.IgnoreChecksum(true), zstd.WithDecodeAllCapLimit(true))
 	if err != nil {
 		return nil, fmt.Errorf("create zstd decoder: %w", err)
 	}
@@ -132,6 +152,10 @@ func (r *Reader) readStart() error {
 		}
 		if !bytes.HasPrefix(Magic[:], pre[:min(n, len(Magic))]) {
 			return r.formatErr(0, -1, "not an mgtrace trace (bad magic %q)", pre[:min(n, len(Magic))])
+		}
+		if !bytes.HasPrefix(encodePreamble(), pre[:n]) {
+			return r.formatErr(int64(len(Magic)), -1, "unsupported trace format version or flags % x (this build reads version %d; the file ends inside the preamble)",
+				pre[len(Magic):n], FormatVersion)
 		}
 		r.truncate(0, "the file ends inside the preamble")
 		return nil
@@ -171,7 +195,7 @@ func (r *Reader) readFooterFromTrailer() {
 		return
 	}
 	tr := make([]byte, TrailerSize)
-	if _, err := r.ra.ReadAt(tr, r.size-TrailerSize); err != nil {
+	if r.readAt(tr, r.size-TrailerSize) != nil {
 		return
 	}
 	if [8]byte(tr[8:]) != TrailerMagic {
@@ -191,25 +215,53 @@ func (r *Reader) readFooterFromTrailer() {
 	if proto.Unmarshal(payload, f) != nil {
 		return
 	}
-	idx := make([]BlockRef, 0, len(f.Frames))
-	var want int64 = PreambleSize
-	var seq uint64
-	for _, fr := range f.Frames {
-		b := BlockRef{Offset: int64(fr.Offset), Kind: BlockKind(fr.Kind), Size: int64(fr.Size),
-			FirstSeq: fr.FirstSeq, Events: fr.EventCount}
-		if b.Offset != want || b.Size < BlockHeaderSize || b.Kind == BlockEvents && b.FirstSeq != seq {
-			return // inconsistent index: read sequentially instead
-		}
-		want += b.Size
-		seq += uint64(b.Events)
-		idx = append(idx, b)
-	}
-	if want != off {
-		return
+	idx, err := footerIndex(f, off)
+	if err != nil || len(r.index) != 1 || idx[0] != r.index[0] {
+		return // inconsistent index: read sequentially instead
 	}
 	r.index = idx
 	r.indexWhole = true
 	r.footer = f
+}
+
+// footerIndex checks the block index of footer f, whose block is at byte
+// end, and returns it: blocks that follow one another from the preamble to
+// the footer, the header block first, then TABLES and EVENTS blocks within
+// the limits of block headers, EVENTS blocks numbering events from 0 on
+// without gaps, as many as the footer counts.
+func footerIndex(f *tracepb.Footer, end int64) ([]BlockRef, error) {
+	idx := make([]BlockRef, 0, len(f.Frames))
+	var at int64 = PreambleSize
+	var seq uint64
+	for i, fr := range f.Frames {
+		b := BlockRef{Offset: at, Kind: BlockKind(fr.Kind), Size: int64(fr.Size), FirstSeq: fr.FirstSeq, Events: fr.EventCount}
+		kindOK := fr.Kind == uint32(BlockTables) || fr.Kind == uint32(BlockEvents)
+		if i == 0 {
+			kindOK = fr.Kind == uint32(BlockHeaderKind)
+		}
+		switch {
+		case fr.Offset != uint64(at):
+			return nil, fmt.Errorf("footer's index puts block %d at byte %d, the block before it ends at %d", i, fr.Offset, at)
+		case !kindOK:
+			return nil, fmt.Errorf("footer's index gives block %d kind %d", i, fr.Kind)
+		case fr.Size < BlockHeaderSize || fr.Size > BlockHeaderSize+MaxStoredSize || fr.Size > uint64(end-at):
+			return nil, fmt.Errorf("footer's index gives block %d at byte %d a size of %d bytes", i, at, fr.Size)
+		case b.Kind == BlockEvents && (fr.FirstSeq != seq || fr.EventCount == 0 || fr.EventCount > MaxEventsPerBlock):
+			return nil, fmt.Errorf("footer's index gives block %d events %d+%d, want %d+1..%d", i, fr.FirstSeq, fr.EventCount, seq, MaxEventsPerBlock)
+		case b.Kind != BlockEvents && (fr.FirstSeq != 0 || fr.EventCount != 0):
+			return nil, fmt.Errorf("footer's index gives %s block %d events %d+%d, want none", b.Kind, i, fr.FirstSeq, fr.EventCount)
+		}
+		at += b.Size
+		seq += uint64(b.Events)
+		idx = append(idx, b)
+	}
+	if at != end {
+		return nil, fmt.Errorf("footer's index ends at byte %d, the footer is at %d", at, end)
+	}
+	if seq != f.EventCount {
+		return nil, fmt.Errorf("footer's index holds %d events, the footer counts %d", seq, f.EventCount)
+	}
+	return idx, nil
 }
 
 // truncate records that the trace is cut short at off.
@@ -233,13 +285,13 @@ func (r *Reader) readBlockAt(off int64, block int) (h BlockHeader, payload []byt
 		return h, nil, false, nil
 	}
 	hb := make([]byte, BlockHeaderSize)
-	if _, err := r.ra.ReadAt(hb, off); err != nil {
-		return h, nil, false, fmt.Errorf("read %s at byte %d: %w", r.name, off, err)
+	if err := r.readAt(hb, off); err != nil {
+		return h, nil, false, err
 	}
 	h, herr := decodeBlockHeader(hb)
 	if herr != nil {
-		if r.zeroTail(off) {
-			r.truncate(off, "the file ends in zero bytes where a block should start")
+		if z := r.zeroTail(); z < off+BlockHeaderSize {
+			r.truncate(off, zeroReason(z, off))
 			return h, nil, false, nil
 		}
 		return h, nil, false, r.formatErr(off, block, "%v", herr)
@@ -249,10 +301,14 @@ func (r *Reader) readBlockAt(off int64, block int) (h BlockHeader, payload []byt
 		return h, nil, false, nil
 	}
 	r.stored = grow(r.stored, int(h.StoredSize))
-	if _, err := r.ra.ReadAt(r.stored, off+BlockHeaderSize); err != nil {
-		return h, nil, false, fmt.Errorf("read %s at byte %d: %w", r.name, off+BlockHeaderSize, err)
+	if err := r.readAt(r.stored, off+BlockHeaderSize); err != nil {
+		return h, nil, false, err
 	}
 	if got := checksum(r.stored); got != h.PayloadCRC {
+		if z := r.zeroTail(); z < off+BlockHeaderSize+int64(h.StoredSize) {
+			r.truncate(off, zeroReason(z, off))
+			return h, nil, false, nil
+		}
 		return h, nil, false, r.formatErr(off, block, "%s block payload checksum mismatch (header says %#08x, payload has %#08x)",
 			h.Kind, h.PayloadCRC, got)
 	}
@@ -285,23 +341,55 @@ func (r *Reader) checkZstdSize(b []byte, raw uint32) error {
 	return nil
 }
 
-// zeroTail reports whether every byte from off to the end of the file is
-// zero (a file system may leave such a tail after a crash).
-func (r *Reader) zeroTail(off int64) bool {
-	buf := make([]byte, 64<<10)
-	for off < r.size {
-		n, err := r.ra.ReadAt(buf[:min(int64(len(buf)), r.size-off)], off)
-		for _, c := range buf[:n] {
-			if c != 0 {
-				return false
-			}
-		}
-		if err != nil && err != io.EOF || n == 0 {
-			return false
-		}
-		off += int64(n)
+// zeroTail returns the offset of the run of zero bytes that ends the file
+// (the file's size when its last byte is not zero). A crash can leave such
+// a tail: file systems may extend a file before its data reaches the disk,
+// by whole pages, wherever blocks begin. A block that fails its checks and
+// holds the start of that run is taken as cut short there, not corrupt.
+func (r *Reader) zeroTail() int64 {
+	if r.zeroKnown {
+		return r.zeroFrom
 	}
-	return true
+	r.zeroKnown, r.zeroFrom = true, r.size
+	buf := make([]byte, 64<<10)
+	for r.zeroFrom > 0 {
+		b := buf[:min(int64(len(buf)), r.zeroFrom)]
+		if n, _ := r.ra.ReadAt(b, r.zeroFrom-int64(len(b))); n < len(b) {
+			break // unreadable: no zero bytes known before here
+		}
+		i := len(b) - 1
+		for i >= 0 && b[i] == 0 {
+			i--
+		}
+		r.zeroFrom -= int64(len(b) - 1 - i)
+		if i >= 0 {
+			break
+		}
+	}
+	return r.zeroFrom
+}
+
+// zeroReason says why a trace whose zero tail starts at z counts as cut
+// short at the block at off.
+func zeroReason(z, off int64) string {
+	if z <= off {
+		return "the file ends in zero bytes where a block should start"
+	}
+	return fmt.Sprintf("the file ends in zero bytes from byte %d on, inside the block at byte %d", z, off)
+}
+
+// readAt reads len(p) bytes at off. A full read is a success even with
+// io.EOF (which io.ReaderAt allows at the end of the input), and so is an
+// empty one at the end of the file (an empty payload).
+func (r *Reader) readAt(p []byte, off int64) error {
+	n, err := r.ra.ReadAt(p, off)
+	if n == len(p) {
+		return nil
+	}
+	if err == nil || err == io.EOF {
+		err = io.ErrUnexpectedEOF
+	}
+	return fmt.Errorf("read %s at byte %d: %w", r.name, off, err)
 }
 
 func grow(b []byte, n int) []byte {
@@ -408,8 +496,8 @@ func (r *Reader) readNextBlock() error {
 			return err
 		}
 	}
-	if !r.indexWhole && no == len(r.index) {
-		r.addIndex(ref)
+	if !r.indexWhole && no == len(r.index) && h.Kind != BlockFooter {
+		r.addIndex(ref) // the index is of the blocks before the footer, as the footer's is
 	}
 	r.off = off + ref.Size
 	r.blockNo++
@@ -429,18 +517,32 @@ func (r *Reader) readFooter(off int64, no int, h BlockHeader, payload []byte) er
 	if len(f.Frames) != no {
 		return r.formatErr(off, no, "footer indexes %d blocks, the trace has %d before it", len(f.Frames), no)
 	}
+	idx, err := footerIndex(f, off)
+	if err != nil {
+		return r.formatErr(off, no, "%v", err)
+	}
+	for i, b := range idx {
+		if i < len(r.index) && b != r.index[i] {
+			return r.formatErr(off, no, "footer's index says block %d is a %s block of %d bytes (events %d+%d), the trace has a %s block of %d bytes (events %d+%d)",
+				i, b.Kind, b.Size, b.FirstSeq, b.Events, r.index[i].Kind, r.index[i].Size, r.index[i].FirstSeq, r.index[i].Events)
+		}
+	}
 	end := off + BlockHeaderSize + int64(h.StoredSize)
 	switch rest := r.size - end; {
 	case rest < TrailerSize:
 		r.footer = f
 		r.truncate(end, "the file ends inside the trailer")
 		return nil
+	case r.zeroTail() <= end:
+		r.footer = f
+		r.truncate(end, "the file ends in zero bytes where the trailer should be")
+		return nil
 	case rest > TrailerSize:
 		return r.formatErr(end, -1, "%d bytes after the footer, want a %d-byte trailer", rest, TrailerSize)
 	}
 	tr := make([]byte, TrailerSize)
-	if _, err := r.ra.ReadAt(tr, end); err != nil {
-		return fmt.Errorf("read %s at byte %d: %w", r.name, end, err)
+	if err := r.readAt(tr, end); err != nil {
+		return err
 	}
 	if [8]byte(tr[8:]) != TrailerMagic || int64(binary.LittleEndian.Uint64(tr)) != off {
 		return r.formatErr(end, -1, "bad trailer (want footer offset %d and magic %q)", off, TrailerMagic[:])
@@ -470,15 +572,19 @@ func (r *Reader) Blocks() ([]BlockRef, error) {
 	if n := len(r.index); n > 0 {
 		off = r.index[n-1].Offset + r.index[n-1].Size
 	}
+	var seq uint64
+	for _, b := range r.index {
+		seq += uint64(b.Events)
+	}
 	hb := make([]byte, BlockHeaderSize)
 	for r.size-off >= BlockHeaderSize {
-		if _, err := r.ra.ReadAt(hb, off); err != nil {
-			return r.index, fmt.Errorf("read %s at byte %d: %w", r.name, off, err)
+		if err := r.readAt(hb, off); err != nil {
+			return r.index, err
 		}
 		h, err := decodeBlockHeader(hb)
 		if err != nil {
-			if r.zeroTail(off) {
-				break
+			if r.zeroTail() < off+BlockHeaderSize {
+				break // cut short by a crash, as readBlockAt decides
 			}
 			return r.index, r.formatErr(off, len(r.index), "%v", err)
 		}
@@ -486,8 +592,29 @@ func (r *Reader) Blocks() ([]BlockRef, error) {
 		if off+size > r.size || h.Kind == BlockFooter {
 			break
 		}
+		if r.zeroTail() < off+size {
+			// The zero tail starts inside this block: it is whole only if
+			// its payload is.
+			p := make([]byte, h.StoredSize)
+			if err := r.readAt(p, off+BlockHeaderSize); err != nil {
+				return r.index, err
+			}
+			if checksum(p) != h.PayloadCRC {
+				break
+			}
+		}
+		// What readNextBlock checks of block headers in sequence.
+		switch {
+		case h.Kind == BlockHeaderKind:
+			return r.index, r.formatErr(off, len(r.index), "a second header block")
+		case h.Kind == BlockEvents && h.Events == 0:
+			return r.index, r.formatErr(off, len(r.index), "events block with no events")
+		case h.Kind == BlockEvents && h.FirstSeq != seq:
+			return r.index, r.formatErr(off, len(r.index), "events block starts at sequence number %d, want %d", h.FirstSeq, seq)
+		}
 		r.index = append(r.index, BlockRef{Offset: off, Kind: h.Kind, Size: size, FirstSeq: h.FirstSeq, Events: h.Events})
 		off += size
+		seq += uint64(h.Events)
 	}
 	return r.index, nil
 }
@@ -500,10 +627,7 @@ func (r *Reader) SeekSeq(seq uint64) error {
 	if r.err != nil {
 		return r.err
 	}
-	blocks, err := r.Blocks()
-	if err != nil {
-		return err
-	}
+	blocks, berr := r.Blocks()
 	// The EVENTS block holding seq, or len(blocks) when seq is past the end.
 	j := len(blocks)
 	for i, b := range blocks {
@@ -511,6 +635,9 @@ func (r *Reader) SeekSeq(seq uint64) error {
 			j = i
 			break
 		}
+	}
+	if berr != nil && j == len(blocks) {
+		return berr // seq is not before the damage
 	}
 	for k := 0; k < j; k++ {
 		if blocks[k].Kind == BlockTables && !r.tablesLoaded[blocks[k].Offset] {
@@ -522,13 +649,16 @@ func (r *Reader) SeekSeq(seq uint64) error {
 	if j == len(blocks) {
 		// Past the last event: go on after the last block so that Next
 		// reports the end (footer or truncation) as usual.
+		r.bd.clear()
+		if len(blocks) == 0 {
+			return nil // cut inside the preamble or the header block: Next says io.EOF
+		}
 		r.nextSeq = 0
 		for _, b := range blocks {
 			r.nextSeq += uint64(b.Events)
 		}
 		last := blocks[len(blocks)-1]
 		r.off, r.blockNo = last.Offset+last.Size, len(blocks)
-		r.bd.clear()
 		r.done = false
 		return nil
 	}

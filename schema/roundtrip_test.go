@@ -56,7 +56,7 @@ func TestRoundTripProperty(t *testing.T) {
 		}
 		evs := tracetest.RandomStream(rng, n)
 		tables := tracetest.RandomTables(rng, 1, 50)
-		opts := schema.WriterOptions{BatchEvents: 1 + rng.IntN(700)}
+		opts := schema.WriterOptions{BatchEvents: 1 + rng.IntN(700), Async: trial%2 == 1}
 		exit := &tracepb.ExitStatus{Ended: true, Code: int32(rng.IntN(3))}
 		b, err := tracetest.WriteTrace(evs, tables, opts, exit)
 		if err != nil {

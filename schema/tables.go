@@ -141,11 +141,16 @@ func (t *Tables) Locate(pc uint64) Location {
 		}
 	}
 	if loc.Module == "" {
+		// The module with the lowest id that holds pc, whatever the map's
+		// iteration order.
+		var best *tracepb.Module
 		for _, m := range t.Modules {
-			if m.Start <= pc && pc < m.End {
-				loc.Module = m.Path
-				break
+			if m.Start <= pc && pc < m.End && (best == nil || m.Id < best.Id) {
+				best = m
 			}
+		}
+		if best != nil {
+			loc.Module = best.Path
 		}
 	}
 	return loc
@@ -158,7 +163,13 @@ func (t *Tables) functionAt(pc uint64) *tracepb.Function {
 		for _, f := range t.Functions {
 			t.funcsByAddr = append(t.funcsByAddr, f)
 		}
-		sort.Slice(t.funcsByAddr, func(i, j int) bool { return t.funcsByAddr[i].Low < t.funcsByAddr[j].Low })
+		sort.Slice(t.funcsByAddr, func(i, j int) bool {
+			a, b := t.funcsByAddr[i], t.funcsByAddr[j]
+			if a.Low != b.Low {
+				return a.Low < b.Low
+			}
+			return a.Id < b.Id
+		})
 	}
 	fs := t.funcsByAddr
 	i := sort.Search(len(fs), func(i int) bool { return fs[i].Low > pc }) - 1

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync/atomic"
 	"time"
 
 	"github.com/klauspost/compress/zstd"
@@ -30,6 +31,16 @@ type WriterOptions struct {
 	Level zstd.EncoderLevel
 	// Now gives the time for the footer's end time (time.Now if nil).
 	Now func() time.Time
+	// Async compresses and writes blocks on a goroutine of its own, so that
+	// the caller's goroutine only encodes events: a recorder uses it to
+	// spread its work over two cores. Write errors then surface on a later
+	// call.
+	Async bool
+	// PendingTables, if set, is asked for new static tables each time a
+	// block of events is about to be written; what it returns (if not nil)
+	// is written before that block. A recorder that learns about code as
+	// it runs uses it to keep tables ahead of the events that need them.
+	PendingTables func() *tracepb.Tables
 }
 
 // Writer writes a trace: the preamble and header block when created, then
@@ -55,6 +66,22 @@ type Writer struct {
 	block   []byte
 	err     error // sticky
 	closed  bool
+
+	// Async mode: blocks to compress and write, spare marshal buffers, and
+	// the background goroutine's end and first error.
+	jobs     chan blockJob
+	spare    chan []byte
+	bgDone   chan struct{}
+	bgErr    atomic.Pointer[error]
+	bytesOut atomic.Int64
+}
+
+// blockJob is one block for the background goroutine.
+type blockJob struct {
+	kind     BlockKind
+	raw      []byte
+	firstSeq uint64
+	events   uint32
 }
 
 // NewWriter writes the preamble and hdr to w and returns a Writer for the
@@ -88,14 +115,55 @@ func NewWriter(w io.Writer, hdr *tracepb.Header, opts WriterOptions) (*Writer, e
 	if err := tw.writeMessage(BlockHeaderKind, h, 0, 0); err != nil {
 		return nil, err
 	}
+	if opts.Async {
+		tw.jobs = make(chan blockJob, 2)
+		tw.spare = make(chan []byte, 3)
+		tw.bgDone = make(chan struct{})
+		go tw.background()
+	}
 	return tw, nil
+}
+
+// background compresses and writes the blocks of an async Writer.
+func (w *Writer) background() {
+	defer close(w.bgDone)
+	for job := range w.jobs {
+		if w.bgErr.Load() == nil {
+			if err := w.compressAndWrite(job.kind, job.raw, job.firstSeq, job.events); err != nil {
+				w.bgErr.Store(&err)
+			}
+		}
+		select {
+		case w.spare <- job.raw[:0]:
+		default:
+		}
+	}
+}
+
+// asyncErr returns the background goroutine's error, if any.
+func (w *Writer) asyncErr() error {
+	if p := w.bgErr.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+// drain waits until the background goroutine has written every block.
+func (w *Writer) drain() error {
+	if w.jobs != nil {
+		close(w.jobs)
+		<-w.bgDone
+		w.jobs = nil
+	}
+	return w.asyncErr()
 }
 
 // Events returns the number of events written so far.
 func (w *Writer) Events() uint64 { return w.seq }
 
-// Bytes returns the number of bytes written to the underlying writer.
-func (w *Writer) Bytes() int64 { return w.off }
+// Bytes returns the number of bytes written to the underlying writer. It
+// may be called from any goroutine.
+func (w *Writer) Bytes() int64 { return w.bytesOut.Load() }
 
 // Write appends one event. Its Seq is ignored: events are numbered in the
 // order they are written. Its Thread must be the running thread (the first
@@ -103,6 +171,12 @@ func (w *Writer) Bytes() int64 { return w.off }
 func (w *Writer) Write(ev *Event) error {
 	if w.err != nil {
 		return w.err
+	}
+	if w.jobs != nil {
+		if err := w.asyncErr(); err != nil {
+			w.err = err
+			return err
+		}
 	}
 	if w.closed {
 		return errors.New("write to closed trace writer")
@@ -156,13 +230,15 @@ func (w *Writer) SetThreadOSID(t ThreadID, osTID uint32) {
 }
 
 // AddTables queues static tables. They are written before the next EVENTS
-// block, so before any event written after this call reaches the file.
+// block, so before any event written after this call reaches the file. The
+// writer may keep t: the caller must not change it afterwards.
 func (w *Writer) AddTables(t *tracepb.Tables) error {
 	if w.err != nil {
 		return w.err
 	}
 	if w.tables == nil {
-		w.tables = &tracepb.Tables{}
+		w.tables = t
+		return nil
 	}
 	proto.Merge(w.tables, t)
 	return nil
@@ -173,6 +249,13 @@ func (w *Writer) AddTables(t *tracepb.Tables) error {
 func (w *Writer) Flush() error {
 	if w.err != nil {
 		return w.err
+	}
+	if w.opts.PendingTables != nil {
+		if t := w.opts.PendingTables(); t != nil {
+			if err := w.AddTables(t); err != nil {
+				return err
+			}
+		}
 	}
 	if w.tables != nil {
 		t := w.tables
@@ -201,6 +284,10 @@ func (w *Writer) Close(exit *tracepb.ExitStatus) error {
 	if err := w.Flush(); err != nil {
 		return err
 	}
+	if err := w.drain(); err != nil {
+		w.err = err
+		return err
+	}
 	w.closed = true
 	f := &tracepb.Footer{
 		Frames:           w.frames,
@@ -221,6 +308,7 @@ func (w *Writer) Close(exit *tracepb.ExitStatus) error {
 		return w.err
 	}
 	w.off += TrailerSize
+	w.bytesOut.Store(w.off)
 	return nil
 }
 
@@ -235,36 +323,55 @@ func (w *Writer) writeMessage(kind BlockKind, m proto.Message, firstSeq uint64, 
 	return w.writeBlock(kind, firstSeq, events)
 }
 
-// writeBlock compresses and writes w.marshal as one block.
+// writeBlock writes w.marshal as one block: at once, or through the
+// background goroutine of an async Writer (which then owns the buffer).
 func (w *Writer) writeBlock(kind BlockKind, firstSeq uint64, events uint32) error {
-	if len(w.marshal) > MaxRawSize {
-		w.err = fmt.Errorf("encode %s block: %d bytes, maximum is %d", kind, len(w.marshal), MaxRawSize)
-		return w.err
+	if w.jobs == nil || kind == BlockFooter {
+		if err := w.compressAndWrite(kind, w.marshal, firstSeq, events); err != nil {
+			w.err = err
+			return err
+		}
+		return nil
 	}
-	buf := w.enc.EncodeAll(w.marshal, append(w.block[:0], make([]byte, BlockHeaderSize)...))
+	w.jobs <- blockJob{kind: kind, raw: w.marshal, firstSeq: firstSeq, events: events}
+	select {
+	case b := <-w.spare:
+		w.marshal = b
+	default:
+		w.marshal = nil
+	}
+	return nil
+}
+
+// compressAndWrite compresses raw and writes it as one block. In an async
+// Writer only the background goroutine calls it until drain.
+func (w *Writer) compressAndWrite(kind BlockKind, raw []byte, firstSeq uint64, events uint32) error {
+	if len(raw) > MaxRawSize {
+		return fmt.Errorf("encode %s block: %d bytes, maximum is %d", kind, len(raw), MaxRawSize)
+	}
+	buf := w.enc.EncodeAll(raw, append(w.block[:0], make([]byte, BlockHeaderSize)...))
 	codec := uint8(codecZstd)
-	if len(buf)-BlockHeaderSize >= len(w.marshal) {
+	if len(buf)-BlockHeaderSize >= len(raw) {
 		// Incompressible: store as is.
-		buf = append(buf[:BlockHeaderSize], w.marshal...)
+		buf = append(buf[:BlockHeaderSize], raw...)
 		codec = codecNone
 	}
 	payload := buf[BlockHeaderSize:]
 	if len(payload) > MaxStoredSize {
-		w.err = fmt.Errorf("encode %s block: %d bytes compressed, maximum is %d", kind, len(payload), MaxStoredSize)
-		return w.err
+		return fmt.Errorf("encode %s block: %d bytes compressed, maximum is %d", kind, len(payload), MaxStoredSize)
 	}
-	h := BlockHeader{Kind: kind, Codec: codec, StoredSize: uint32(len(payload)), RawSize: uint32(len(w.marshal)),
+	h := BlockHeader{Kind: kind, Codec: codec, StoredSize: uint32(len(payload)), RawSize: uint32(len(raw)),
 		FirstSeq: firstSeq, Events: events, PayloadCRC: checksum(payload)}
 	h.encode(buf)
 	w.block = buf
 	if _, err := w.w.Write(buf); err != nil {
-		w.err = fmt.Errorf("write %s block at byte %d: %w", kind, w.off, err)
-		return w.err
+		return fmt.Errorf("write %s block at byte %d: %w", kind, w.off, err)
 	}
 	if kind != BlockFooter {
 		w.frames = append(w.frames, &tracepb.FrameRef{Offset: uint64(w.off), Kind: uint32(kind),
 			FirstSeq: firstSeq, EventCount: events, Size: uint64(len(buf))})
 	}
 	w.off += int64(len(buf))
+	w.bytesOut.Store(w.off)
 	return nil
 }
