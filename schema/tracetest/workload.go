@@ -14,7 +14,8 @@ import (
 // few syscalls, with two threads switching now and then.
 type Workload struct {
 	rng     *rand.Rand
-	queue   []schema.Event
+	queue   []schema.Event // events of the current iteration
+	next    int            // next event of queue to hand out
 	nodes   []uint64 // heap addresses of list nodes
 	cur     int
 	thread  schema.ThreadID
@@ -36,11 +37,11 @@ func NewWorkload(seed uint64) *Workload {
 
 // Next sets ev to the next event.
 func (w *Workload) Next(ev *schema.Event) {
-	if len(w.queue) == 0 {
+	if w.next == len(w.queue) {
 		w.refill()
 	}
-	*ev = w.queue[0]
-	w.queue = w.queue[1:]
+	*ev = w.queue[w.next]
+	w.next++
 	w.emitted++
 }
 
@@ -52,7 +53,7 @@ func (w *Workload) push(ev schema.Event) {
 // refill queues one loop iteration's events (and sometimes a call or a
 // syscall or a thread switch).
 func (w *Workload) refill() {
-	w.queue = w.queue[:0]
+	w.queue, w.next = w.queue[:0], 0
 	node := w.nodes[w.cur]
 	next := w.nodes[(w.cur+1)%len(w.nodes)]
 	w.cur = (w.cur + 1) % len(w.nodes)
