@@ -1,15 +1,15 @@
 # mgtrace: build, test and demo targets. `make help` lists them.
 #
-# Everything here needs only Go, make and a shell, except: `test` needs gcc
-# (the race detector uses cgo), `generate` needs protoc (Debian package
-# protobuf-compiler), and the recorder, once it exists, needs valgrind.
-# .ci/run installs all of them on Debian.
+# Needs Go, make, gcc (the probe is C; the race detector uses cgo) and
+# valgrind (the recorder's engine; its package also holds the headers the
+# probe builds against); `generate` needs protoc (Debian package
+# protobuf-compiler). `make deps` (.ci/deps) installs them on Debian.
 
 GO       ?= go
 MODULE   := github.com/mgtrace/mgtrace
 FUZZTIME ?= 60s
-# Size of the synthetic trace `make demo` writes.
-DEMO_EVENTS ?= 2000000
+# Nodes of the list the demo records.
+DEMO_NODES ?= 5
 # Size of the trace benchmark; 50 M events is the benchmark proper.
 BENCH_EVENTS ?= 50000000
 
@@ -22,9 +22,9 @@ all: build
 
 help:
 	@echo 'make deps            install missing system packages with apt-get (gcc, make, valgrind, protoc)'
-	@echo 'make build           build bin/analyze (and bin/record once record/ exists)'
+	@echo 'make build           build bin/analyze, bin/record and the probe bin/mgtrace-amd64-linux'
 	@echo 'make test            gofmt check, go vet, check-generate (when protoc is installed), go test -race'
-	@echo 'make demo            write a synthetic trace and look at it with bin/analyze'
+	@echo 'make demo            record a small C program and look at its trace with bin/analyze'
 	@echo 'make generate        rebuild schema/tracepb/trace.pb.go from schema/trace.proto (needs protoc)'
 	@echo 'make check-generate  check that schema/tracepb/trace.pb.go matches schema/trace.proto'
 	@echo 'make bench           run the trace benchmark and update bench/RESULTS.md (BENCH_EVENTS=$(BENCH_EVENTS))'
@@ -39,7 +39,8 @@ deps:
 # -buildvcs=false: a fresh clone owned by another user must still build.
 build:
 	$(GO) build -buildvcs=false -o bin/analyze ./analyze
-	@if [ -d record ]; then echo '$(GO) build -o bin/record ./record'; $(GO) build -buildvcs=false -o bin/record ./record; fi
+	$(GO) build -buildvcs=false -o bin/record ./record
+	$(MAKE) --no-print-directory -C record/vgtool OUT=$(CURDIR)/bin
 
 # bin/tracegen and bin/tracebench: the synthetic trace writer and the benchmark.
 bin/tracegen bin/tracebench: bin/%: FORCE
@@ -96,14 +97,15 @@ check-generate: bin/protoc-gen-go
 bench: bin/tracebench
 	bin/tracebench -n $(BENCH_EVENTS) -results bench/RESULTS.md
 
-# Until the recorder exists, the demo's trace is synthetic (bench/tracegen).
-demo: deps build bin/tracegen
-	@echo '== mgtrace demo. The recorder is not written yet, so this trace is synthetic:'
-	@echo '== $(DEMO_EVENTS) events of a made-up list-walking program from bench/tracegen.'
+# The demo: record a C program that builds a linked list, then look at the
+# trace: what it holds, and the stores that built each node.
+demo: deps build
 	@mkdir -p out
-	bin/tracegen -n $(DEMO_EVENTS) -o out/demo.trace
-	bin/analyze info out/demo.trace
-	bin/analyze dump --limit 10 out/demo.trace
+	gcc -g -O1 -Iinclude -o out/list testdata/programs/list.c
+	bin/record -o out/list.trace -- out/list $(DEMO_NODES)
+	bin/analyze info out/list.trace
+	@echo '== stores made by the code of list.c, with their source lines:'
+	bin/analyze dump --format text --kind store out/list.trace | grep 'list\.c' | head -20
 
 fuzz:
 	@grep -qs '^func FuzzReader' schema/*_test.go || { echo 'make fuzz: schema has no FuzzReader test yet'; exit 1; }
@@ -111,5 +113,6 @@ fuzz:
 
 clean:
 	rm -rf bin out
+	$(MAKE) --no-print-directory -C record/vgtool OUT=$(CURDIR)/bin clean
 
 FORCE:

@@ -16,7 +16,7 @@ type Workload struct {
 	rng     *rand.Rand
 	queue   []schema.Event // events of the current iteration
 	next    int            // next event of queue to hand out
-	nodes   []uint64 // heap addresses of list nodes
+	nodes   []uint64       // heap addresses of list nodes
 	cur     int
 	thread  schema.ThreadID
 	created bool // thread 2 exists

@@ -1,0 +1,519 @@
+package probe
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/mgtrace/mgtrace/schema"
+)
+
+// Mapping is a range the program mapped (MMAP record).
+type Mapping struct {
+	Start, Length uint64
+	Read, Write   bool
+	Exec          bool
+	Offset        uint64 // file offset of Start
+	Path          string // "" for anonymous memory
+}
+
+// Sink receives what the decoder makes of the stream, in stream order.
+type Sink interface {
+	// Event receives the next event; it is reused after the call returns.
+	Event(ev *schema.Event) error
+	// Instruction describes an instruction about to run for the first
+	// time in this translation (the same pc may come again).
+	Instruction(pc uint64, code []byte)
+	// Map and Unmap report changes to the address space.
+	Map(m Mapping)
+	Unmap(start, length uint64)
+}
+
+// sbInsn is one instruction of a superblock.
+type sbInsn struct {
+	pc  uint64
+	len uint8
+}
+
+// site is one place in a superblock that writes data words.
+type site struct {
+	kind   uint8
+	size   uint8
+	reg    schema.Reg
+	nwords uint8
+	insn   uint16
+	flags  uint8
+	dest   schema.Reg
+	disp   uint64
+}
+
+// superblock is the static description of one translation (SB_DEF).
+type superblock struct {
+	insns       []sbInsn
+	sites       []site
+	exits       []int // site index of each side exit, by exit number
+	wordsBefore []int // data words written before each site; one more entry for the end
+	runEnd      []int // for each instruction, the last instruction of its straight-line run
+}
+
+// Stats counts what the decoder saw.
+type Stats struct {
+	Words       uint64 // 8-byte words read
+	Superblocks uint64 // SB_DEF records
+	Executions  uint64 // SB_EXEC records
+	Dropped     uint64 // derivations dropped because their result is not a heap address
+}
+
+// Decoder turns the probe's raw stream into events.
+type Decoder struct {
+	sink  Sink
+	in    io.Reader
+	buf   []byte
+	r, w  int // unread bytes are buf[r:w]
+	eof   bool
+	sbs   []*superblock // by id
+	ev    schema.Event
+	stats Stats
+
+	pid     uint64
+	version uint64
+
+	// threads: Valgrind thread ids (reused after exit) to trace ids (never
+	// reused).
+	threadOf map[uint64]schema.ThreadID
+	nextTID  schema.ThreadID
+	cur      schema.ThreadID
+
+	heap heapRanges
+
+	// The superblock interrupted last (SB_EXEC with the cut flag, then a
+	// CUT record): the pc of the instruction that did not complete, whether
+	// it was a memory access, and the word it had written first (for an
+	// access, its address). Valid until the next superblock runs.
+	cut struct {
+		ok, access, havePending bool
+		pc, pending             uint64
+	}
+
+	heldExits []schema.ThreadID // thread exits seen after an interruption
+
+	exitCode *uint64
+}
+
+// NewDecoder returns a decoder reading the raw stream from in.
+func NewDecoder(in io.Reader, sink Sink) *Decoder {
+	return &Decoder{sink: sink, in: in, buf: make([]byte, 4<<20), threadOf: map[uint64]schema.ThreadID{}, nextTID: 1}
+}
+
+// Stats returns counts of what was decoded so far.
+func (d *Decoder) Stats() Stats { return d.stats }
+
+// PID returns the recorded process's pid from the stream's HELLO record.
+func (d *Decoder) PID() uint64 { return d.pid }
+
+// ExitCode returns the exit code the probe reported, if it reported one
+// (it does when the process ended by itself).
+func (d *Decoder) ExitCode() (uint64, bool) {
+	if d.exitCode == nil {
+		return 0, false
+	}
+	return *d.exitCode, true
+}
+
+// errStream wraps errors about a malformed stream.
+var errStream = errors.New("malformed probe stream")
+
+func (d *Decoder) bad(format string, args ...any) error {
+	return fmt.Errorf("%w: %s (at word %d)", errStream, fmt.Sprintf(format, args...), d.stats.Words)
+}
+
+// fill makes at least n bytes readable; it returns io.EOF when the stream
+// ends before n bytes (io.ErrUnexpectedEOF if it ends inside them).
+func (d *Decoder) fill(n int) error {
+	if d.w-d.r >= n {
+		return nil
+	}
+	if n > len(d.buf) {
+		nb := make([]byte, n+len(d.buf))
+		d.w = copy(nb, d.buf[d.r:d.w])
+		d.r = 0
+		d.buf = nb
+	} else if d.r > 0 {
+		d.w = copy(d.buf, d.buf[d.r:d.w])
+		d.r = 0
+	}
+	for d.w-d.r < n {
+		if d.eof {
+			if d.w == d.r {
+				return io.EOF
+			}
+			return io.ErrUnexpectedEOF
+		}
+		m, err := d.in.Read(d.buf[d.w:])
+		d.w += m
+		if err == io.EOF {
+			d.eof = true
+		} else if err != nil {
+			return fmt.Errorf("read probe stream: %w", err)
+		}
+	}
+	return nil
+}
+
+// word returns the next word; fill must have made it readable.
+func (d *Decoder) word() uint64 {
+	v := binary.LittleEndian.Uint64(d.buf[d.r:])
+	d.r += 8
+	d.stats.Words++
+	return v
+}
+
+// Run decodes records until the stream ends. A stream that ends inside a
+// record (the probe was killed) ends quietly after the last whole record
+// and Run returns io.ErrUnexpectedEOF.
+func (d *Decoder) Run() error {
+	for {
+		if err := d.fill(8); err != nil {
+			if err == io.EOF {
+				return nil
+			}
+			return err
+		}
+		h := binary.LittleEndian.Uint64(d.buf[d.r:])
+		var err error
+		if h&0xff == recSBExec {
+			err = d.sbExec(h)
+		} else {
+			err = d.record(h)
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// record handles every record but SB_EXEC: they carry their length.
+func (d *Decoder) record(h uint64) error {
+	n := int(h >> 8 & 0xffffff)
+	if n < 1 || n > maxRecordWords {
+		return d.bad("record type %d claims %d words", h&0xff, n)
+	}
+	if err := d.fill(8 * n); err != nil {
+		return err
+	}
+	d.word()
+	top := h >> 32
+	switch h & 0xff {
+	case recHello:
+		if n < 3 {
+			return d.bad("short hello")
+		}
+		d.version = top
+		if d.version != ProtocolVersion {
+			return fmt.Errorf("%w: probe speaks protocol %d, the recorder %d (rebuild the probe)", errStream, d.version, ProtocolVersion)
+		}
+		d.pid = d.word()
+		d.word()
+		d.skip(n - 3)
+	case recSBDef:
+		return d.sbDef(uint32(top), n-1)
+	case recSyscall:
+		if n < 10 {
+			return d.bad("short syscall record")
+		}
+		// The syscall belongs to its thread, which may not be the one that
+		// ran last (others run while a syscall blocks).
+		if err := d.switchTo(d.thread(d.word())); err != nil {
+			return err
+		}
+		ev := d.newEvent(schema.KindSyscall)
+		ev.Num = top
+		ev.PC = d.word() - syscallInsnLen
+		for i := range ev.Args {
+			ev.Args[i] = d.word()
+		}
+		ev.Value = d.word()
+		d.skip(n - 10)
+		d.heap.syscall(ev)
+		return d.emit(ev)
+	case recThreadSwitch:
+		d.skip(n - 1)
+		return d.switchTo(d.thread(top))
+	case recThreadCreate:
+		if n < 2 {
+			return d.bad("short thread-create record")
+		}
+		d.word() // the parent: the running thread
+		d.skip(n - 2)
+		child := d.nextTID
+		d.nextTID++
+		d.threadOf[top] = child
+		if d.cur == 0 {
+			return nil // created before any code ran: nothing to attach it to
+		}
+		ev := d.newEvent(schema.KindThreadCreate)
+		ev.TID = child
+		return d.emit(ev)
+	case recThreadExit:
+		d.skip(n - 1)
+		t := d.thread(top)
+		delete(d.threadOf, top)
+		if d.cut.ok {
+			// Valgrind ends the threads of a process killed by a signal
+			// before it ends: the exit comes after the signal (Finish).
+			d.heldExits = append(d.heldExits, t)
+			return nil
+		}
+		return d.threadExit(t)
+	case recSignal:
+		if n < 2 {
+			return d.bad("short signal record")
+		}
+		pc := d.word()
+		d.skip(n - 2)
+		ev := d.newEvent(schema.KindSignal)
+		ev.Num = top
+		ev.PC = pc
+		d.applyCut(ev)
+		return d.emit(ev)
+	case recCut:
+		if n < 2 {
+			return d.bad("short cut record")
+		}
+		d.cut.pending, d.cut.havePending = d.word(), true
+		d.skip(n - 2)
+	case recClient:
+		if n < 7 {
+			return d.bad("short client request record")
+		}
+		ev := d.newEvent(schema.KindClientRequest)
+		ev.Num = top
+		ev.PC = d.word() - clientReqInsnLen
+		for i := 0; i < 4; i++ {
+			ev.Args[i] = d.word()
+		}
+		nlen := int(d.word())
+		if nlen < 0 || (nlen+7)/8 > n-7 {
+			return d.bad("client request name of %d bytes in a %d-word record", nlen, n)
+		}
+		ev.Name = string(d.buf[d.r : d.r+nlen])
+		d.skip(n - 7)
+		return d.emit(ev)
+	case recMmap:
+		if n < 6 {
+			return d.bad("short mmap record")
+		}
+		m := Mapping{Start: d.word(), Length: d.word()}
+		prot := d.word()
+		m.Read, m.Write, m.Exec = prot&1 != 0, prot&2 != 0, prot&4 != 0
+		m.Offset = d.word()
+		plen := int(d.word())
+		if plen < 0 || (plen+7)/8 > n-6 {
+			return d.bad("mmap path of %d bytes in a %d-word record", plen, n)
+		}
+		m.Path = string(d.buf[d.r : d.r+plen])
+		d.skip(n - 6)
+		d.heap.mapped(m)
+		d.sink.Map(m)
+	case recMunmap:
+		if n < 3 {
+			return d.bad("short munmap record")
+		}
+		start, length := d.word(), d.word()
+		d.skip(n - 3)
+		d.heap.unmapped(start, length)
+		d.sink.Unmap(start, length)
+	case recExit:
+		d.skip(n - 1)
+		code := top
+		d.exitCode = &code
+	default:
+		d.skip(n - 1) // unknown record: its length lets us skip it
+	}
+	return nil
+}
+
+// threadExit emits the exit of thread t.
+func (d *Decoder) threadExit(t schema.ThreadID) error {
+	if err := d.switchTo(t); err != nil {
+		return err
+	}
+	return d.emit(d.newEvent(schema.KindThreadExit))
+}
+
+// applyCut fills a signal event's pc and fault address from the
+// superblock the signal interrupted, if one was, and forgets it.
+func (d *Decoder) applyCut(ev *schema.Event) {
+	if d.cut.ok {
+		if ev.PC == 0 || ev.PC == d.cut.pc {
+			ev.PC = d.cut.pc
+			if d.cut.access && d.cut.havePending {
+				ev.Addr = d.cut.pending
+			}
+		}
+	}
+	d.cut.ok, d.cut.havePending = false, false
+}
+
+// skip drops n words already made readable.
+func (d *Decoder) skip(n int) {
+	if n > 0 {
+		d.r += 8 * n
+		d.stats.Words += uint64(n)
+	}
+}
+
+// thread returns the trace thread of Valgrind thread vt, creating it if
+// the stream did not announce it (the initial thread).
+func (d *Decoder) thread(vt uint64) schema.ThreadID {
+	t, ok := d.threadOf[vt]
+	if !ok {
+		t = d.nextTID
+		d.nextTID++
+		d.threadOf[vt] = t
+	}
+	return t
+}
+
+// switchTo emits a THREAD_SWITCH when t is not the running thread.
+func (d *Decoder) switchTo(t schema.ThreadID) error {
+	if t == d.cur {
+		return nil
+	}
+	if d.cur == 0 {
+		d.cur = t // the first thread: no switch event before any event
+		return nil
+	}
+	d.cur = t
+	ev := d.newEvent(schema.KindThreadSwitch)
+	ev.TID = t
+	return d.emit(ev)
+}
+
+func (d *Decoder) newEvent(k schema.Kind) *schema.Event {
+	ev := &d.ev
+	ev.Reset()
+	ev.Kind = k
+	ev.Thread = d.cur
+	return ev
+}
+
+func (d *Decoder) emit(ev *schema.Event) error {
+	if ev.Thread == 0 {
+		// Nothing ran yet (events before the first thread switch): the
+		// initial thread.
+		if err := d.switchTo(d.thread(1)); err != nil {
+			return err
+		}
+		ev.Thread = d.cur
+	}
+	return d.sink.Event(ev)
+}
+
+// sbDef reads an SB_DEF body of n words.
+func (d *Decoder) sbDef(id uint32, n int) error {
+	if n < 1 {
+		return d.bad("empty superblock definition")
+	}
+	w0 := d.word()
+	ni, ns := int(w0&0xffffffff), int(w0>>32)
+	if ni > maxSBInsns || ns > maxSBSites || ni+ns+1 > n {
+		return d.bad("superblock %d claims %d instructions and %d sites in %d words", id, ni, ns, n)
+	}
+	sb := &superblock{insns: make([]sbInsn, ni), sites: make([]site, 0, ns)}
+	codeLen := 0
+	for i := range sb.insns {
+		w := d.word()
+		sb.insns[i] = sbInsn{pc: w & (1<<56 - 1), len: uint8(w >> 56)}
+		codeLen += int(w >> 56)
+	}
+	used := 1 + ni
+	codeWords := (codeLen + 7) / 8
+	if used+codeWords+ns > n {
+		return d.bad("superblock %d: %d code bytes do not fit its record", id, codeLen)
+	}
+	code := d.buf[d.r : d.r+codeLen]
+	off := 0
+	for _, in := range sb.insns {
+		d.sink.Instruction(in.pc, code[off:off+int(in.len)])
+		off += int(in.len)
+	}
+	d.skip(codeWords)
+	used += codeWords
+	for i := 0; i < ns; i++ {
+		if used >= n {
+			return d.bad("superblock %d: site %d outside its record", id, i)
+		}
+		w := d.word()
+		used++
+		s := site{kind: uint8(w), size: uint8(w >> 8), reg: schema.Reg(w >> 16 & 63), nwords: uint8(w >> 24),
+			insn: uint16(w >> 32), flags: uint8(w >> 48), dest: schema.Reg(w >> 56 & 63)}
+		if s.flags&siteDisp != 0 {
+			if used >= n {
+				return d.bad("superblock %d: displacement of site %d outside its record", id, i)
+			}
+			s.disp = d.word()
+			used++
+		}
+		if int(s.insn) >= ni {
+			return d.bad("superblock %d: site %d names instruction %d of %d", id, i, s.insn, ni)
+		}
+		if err := checkSite(&s); err != nil {
+			return d.bad("superblock %d: site %d: %v", id, i, err)
+		}
+		if s.kind == siteExit {
+			sb.exits = append(sb.exits, len(sb.sites))
+		}
+		sb.sites = append(sb.sites, s)
+	}
+	d.skip(n - used)
+	sb.wordsBefore = make([]int, len(sb.sites)+1)
+	for i, s := range sb.sites {
+		sb.wordsBefore[i+1] = sb.wordsBefore[i] + int(s.nwords)
+	}
+	sb.runEnd = make([]int, ni)
+	for i := ni - 1; i >= 0; i-- {
+		sb.runEnd[i] = i
+		if i+1 < ni && sb.insns[i].pc+uint64(sb.insns[i].len) == sb.insns[i+1].pc {
+			sb.runEnd[i] = sb.runEnd[i+1]
+		}
+	}
+	for uint32(len(d.sbs)) <= id {
+		d.sbs = append(d.sbs, nil)
+	}
+	d.sbs[id] = sb
+	d.stats.Superblocks++
+	return nil
+}
+
+// checkSite checks that a site's word count fits its kind.
+func checkSite(s *site) error {
+	want := 0
+	switch s.kind {
+	case siteLoad, siteStore:
+		if s.size == 0 || s.size > schema.MaxAccessSize {
+			return fmt.Errorf("access of %d bytes", s.size)
+		}
+		want = 1 + (int(s.size)+7)/8
+		if s.flags&siteBase != 0 {
+			want++
+		}
+	case siteCAS:
+		want = 4
+	case siteDerive:
+		want = 2
+	case siteExit:
+		want = 0
+	case siteCall:
+		want = 8
+	case siteRet:
+		want = 3
+	default:
+		return fmt.Errorf("unknown site kind %d", s.kind)
+	}
+	if int(s.nwords) != want {
+		return fmt.Errorf("kind %d writes %d words, want %d", s.kind, s.nwords, want)
+	}
+	return nil
+}

@@ -1,0 +1,497 @@
+// Package recorder runs a program under the mgtrace Valgrind probe and
+// writes its trace: it starts valgrind with the probe, reads the probe's
+// raw stream from a FIFO, decodes it (record/internal/probe), adds the
+// static tables of the code that ran (record/internal/debuginfo), and
+// writes the trace with the schema writer as the program runs.
+package recorder
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"runtime/debug"
+	"sort"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/mgtrace/mgtrace/record/internal/debuginfo"
+	"github.com/mgtrace/mgtrace/record/internal/probe"
+	"github.com/mgtrace/mgtrace/schema"
+	"github.com/mgtrace/mgtrace/schema/tracepb"
+)
+
+// ToolName is the probe's Valgrind tool name (valgrind --tool=mgtrace).
+const ToolName = "mgtrace"
+
+// toolFile is the probe executable's name, as Valgrind looks it up.
+const toolFile = ToolName + "-amd64-linux"
+
+// Version is the recorder's version, written into every trace header.
+const Version = "0.1.0"
+
+// Options says what to record and how.
+type Options struct {
+	// Program and Args are the command to run (Args excludes the program).
+	Program string
+	Args    []string
+	// Output is the trace file to write.
+	Output string
+	// ProbeDir is the folder holding mgtrace-amd64-linux. When empty, the
+	// recorder looks next to its own executable and in ../lib/mgtrace.
+	ProbeDir string
+	// Valgrind is the valgrind command ("valgrind" on PATH when empty).
+	Valgrind string
+	// ValgrindArgs are extra options passed to valgrind before the program.
+	ValgrindArgs []string
+	// Stdin, Stdout and Stderr are the program's (os.Stdin etc. when nil).
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+	// Progress, when set, is called about once a second with the events
+	// and bytes written so far.
+	Progress func(events uint64, bytes int64)
+	// BatchEvents is passed to the trace writer (0: its default).
+	BatchEvents int
+}
+
+// Result says how the recording went.
+type Result struct {
+	// Exited is true when the program ended by itself; Code is its exit
+	// code. Signal is the terminating signal when it was killed.
+	Exited bool
+	Code   int
+	Signal int
+	// Events and Bytes count what was written; MemoryEvents counts loads
+	// and stores.
+	Events       uint64
+	MemoryEvents uint64
+	Bytes        int64
+	Output       string
+	// Warnings are things the user may want to know (unreadable debug info,
+	// valgrind's own messages).
+	Warnings []string
+}
+
+// Status returns the exit status a shell would report for the program:
+// its exit code, or 128+N when killed by signal N.
+func (r *Result) Status() int {
+	if r.Signal != 0 {
+		return 128 + r.Signal
+	}
+	return r.Code
+}
+
+// ErrNoValgrind is returned when valgrind cannot be found.
+var ErrNoValgrind = errors.New("valgrind is not installed (on Debian: apt-get install valgrind)")
+
+// Record runs the program under the probe and writes its trace.
+func Record(opts Options) (*Result, error) {
+	vg := opts.Valgrind
+	if vg == "" {
+		vg = "valgrind"
+	}
+	vgPath, err := exec.LookPath(vg)
+	if err != nil {
+		return nil, ErrNoValgrind
+	}
+	prog, err := exec.LookPath(opts.Program)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", opts.Program, unwrapExec(err))
+	}
+	probeDir, err := findProbe(opts.ProbeDir)
+	if err != nil {
+		return nil, err
+	}
+	sysLib, err := valgrindLibDir(vgPath)
+	if err != nil {
+		return nil, err
+	}
+	work, err := os.MkdirTemp("", "mgtrace-record-")
+	if err != nil {
+		return nil, fmt.Errorf("make work folder: %w", err)
+	}
+	defer os.RemoveAll(work)
+	libDir, err := makeLibDir(work, sysLib, probeDir)
+	if err != nil {
+		return nil, err
+	}
+	fifo := filepath.Join(work, "probe.fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		return nil, fmt.Errorf("make FIFO %s: %w", fifo, err)
+	}
+	out, err := os.OpenFile(opts.Output, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("create trace: %w", err)
+	}
+	defer out.Close()
+
+	logPath := filepath.Join(work, "valgrind.log")
+	args := []string{"--tool=" + ToolName, "--mgt-out=" + fifo, "-q", "--log-file=" + logPath,
+		"--vex-guest-chase=no", "--child-silent-after-fork=yes"}
+	args = append(args, opts.ValgrindArgs...)
+	args = append(args, "--", prog)
+	args = append(args, opts.Args...)
+	cmd := exec.Command(vgPath, args...)
+	cmd.Env = append(os.Environ(), "VALGRIND_LIB="+libDir)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = or(opts.Stdin, os.Stdin), orW(opts.Stdout, os.Stdout), orW(opts.Stderr, os.Stderr)
+
+	hdr := header(prog, opts.Program, opts.Args, vgPath)
+	// The driver's own loop must not be interrupted by the terminal's ^C
+	// (the program gets it too, and the trace must end properly); SIGTERM
+	// is passed on to the program.
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer signal.Stop(sigs)
+
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start valgrind: %w", err)
+	}
+	hdr.StartTimeUnixNanos = start.UnixNano()
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case s := <-sigs:
+				if s != os.Interrupt && cmd.Process != nil {
+					cmd.Process.Signal(s)
+				}
+			case <-done:
+				return
+			}
+		}
+	}()
+	defer close(done)
+
+	// Open the FIFO's read end; if valgrind dies before it opens the write
+	// end, a watcher unblocks us by opening it itself.
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	pipe, waitErr, err := openFIFO(fifo, exited)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{Output: opts.Output}
+	log := func() []string {
+		b, _ := os.ReadFile(logPath)
+		return valgrindMessages(b)
+	}
+	if pipe == nil {
+		// Valgrind ended before the probe started: nothing was recorded.
+		out.Close()
+		os.Remove(opts.Output)
+		msgs := log()
+		if len(msgs) == 0 {
+			msgs = []string{fmt.Sprintf("valgrind ended (%v) before the probe started", waitErr)}
+		}
+		return nil, errors.New(strings.Join(msgs, "; "))
+	}
+	finish, runErr := stream(pipe, out, hdr, opts, res)
+	pipe.Close()
+	waitErr = <-exited
+	if err := exitStatus(waitErr, res); err != nil {
+		return nil, err
+	}
+	if finish != nil {
+		if err := finish(res); err != nil {
+			return res, err
+		}
+	}
+	if runErr != nil {
+		return res, runErr
+	}
+	return res, nil
+}
+
+func unwrapExec(err error) error {
+	var ee *exec.Error
+	if errors.As(err, &ee) {
+		return ee.Err
+	}
+	return err
+}
+
+func or(r io.Reader, d io.Reader) io.Reader {
+	if r == nil {
+		return d
+	}
+	return r
+}
+
+func orW(w io.Writer, d io.Writer) io.Writer {
+	if w == nil {
+		return d
+	}
+	return w
+}
+
+// openFIFO opens the FIFO for reading. It returns a nil file and the wait
+// error when valgrind exited without ever opening it.
+func openFIFO(path string, exited chan error) (*os.File, error, error) {
+	type opened struct {
+		f   *os.File
+		err error
+	}
+	ch := make(chan opened, 1)
+	go func() {
+		f, err := os.OpenFile(path, os.O_RDONLY, 0)
+		ch <- opened{f, err}
+	}()
+	select {
+	case o := <-ch:
+		if o.err != nil {
+			return nil, nil, fmt.Errorf("open FIFO: %w", o.err)
+		}
+		growPipe(o.f)
+		return o.f, nil, nil
+	case werr := <-exited:
+		// Unblock the opener by opening the write end ourselves.
+		if w, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+			w.Close()
+		}
+		if o := <-ch; o.f != nil {
+			o.f.Close()
+		}
+		return nil, werr, nil
+	}
+}
+
+// growPipe enlarges the FIFO's buffer to the probe's buffer size (1 MiB),
+// so that the probe's writes return at once and it runs while the
+// recorder decodes. Failure only costs speed.
+func growPipe(f *os.File) {
+	const fSetPipeSz = 1031 // F_SETPIPE_SZ
+	want := 1 << 20
+	if b, err := os.ReadFile("/proc/sys/fs/pipe-max-size"); err == nil {
+		if n, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && n < want {
+			want = n
+		}
+	}
+	syscall.Syscall(syscall.SYS_FCNTL, f.Fd(), fSetPipeSz, uintptr(want))
+}
+
+// exitStatus fills the program's exit status from valgrind's.
+func exitStatus(err error, res *Result) error {
+	if err == nil {
+		res.Exited = true
+		return nil
+	}
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) {
+		return fmt.Errorf("wait for valgrind: %w", err)
+	}
+	ws, ok := ee.Sys().(syscall.WaitStatus)
+	if !ok {
+		return fmt.Errorf("wait for valgrind: %w", err)
+	}
+	switch {
+	case ws.Signaled():
+		res.Signal = int(ws.Signal())
+	case ws.Exited():
+		res.Exited = true
+		res.Code = ws.ExitStatus()
+	}
+	return nil
+}
+
+// stream decodes the probe's stream into the trace until the stream ends.
+// It returns the function that ends the trace once the program's exit
+// status is known (nil when the trace was already ended because of an
+// error).
+func stream(pipe io.Reader, out *os.File, hdr *tracepb.Header, opts Options, res *Result) (func(*Result) error, error) {
+	tables := debuginfo.NewTables()
+	defer tables.Close()
+	s := &sink{tables: tables, warnings: map[string]bool{}}
+	w, err := schema.NewWriter(out, hdr, schema.WriterOptions{
+		BatchEvents:   opts.BatchEvents,
+		PendingTables: tables.Flush,
+		Async:         true,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("write %s: %w", opts.Output, err)
+	}
+	s.w = w
+	s.mainPath = hdr.ProgramPath
+	var stop atomic.Bool
+	if opts.Progress != nil {
+		go func() {
+			for !stop.Load() {
+				time.Sleep(time.Second)
+				if !stop.Load() {
+					opts.Progress(s.events.Load(), s.bytes.Load())
+				}
+			}
+		}()
+	}
+	dec := probe.NewDecoder(pipe, s)
+	runErr := dec.Run()
+	stop.Store(true)
+	res.Events = w.Events()
+	if runErr != nil && !errors.Is(runErr, io.ErrUnexpectedEOF) {
+		// The stream is unusable past this point: keep what was written.
+		w.Close(nil)
+		res.Bytes = w.Bytes()
+		return nil, fmt.Errorf("read the probe's stream: %w", runErr)
+	}
+	res.MemoryEvents = s.memory
+	res.Warnings = append(res.Warnings, s.warningList()...)
+	return func(r *Result) error {
+		if err := dec.Finish(r.Signal, r.Code); err != nil {
+			return err
+		}
+		exit := &tracepb.ExitStatus{Ended: true, Code: int32(r.Code), Signal: uint32(r.Signal)}
+		if err := w.Close(exit); err != nil {
+			return fmt.Errorf("write %s: %w", opts.Output, err)
+		}
+		r.Events, r.Bytes, r.MemoryEvents = w.Events(), w.Bytes(), s.memory
+		return nil
+	}, nil
+}
+
+// sink receives the decoder's output.
+type sink struct {
+	w        *schema.Writer
+	tables   *debuginfo.Tables
+	mainPath string
+	mainSeen bool
+	memory   uint64
+	events   atomic.Uint64
+	bytes    atomic.Int64
+	warnings map[string]bool
+}
+
+func (s *sink) Event(ev *schema.Event) error {
+	if ev.Kind == schema.KindLoad || ev.Kind == schema.KindStore {
+		s.memory++
+	}
+	if err := s.w.Write(ev); err != nil {
+		return err
+	}
+	if n := s.w.Events(); n&0xffff == 0 {
+		s.events.Store(n)
+		s.bytes.Store(s.w.Bytes())
+	}
+	return nil
+}
+
+func (s *sink) Instruction(pc uint64, code []byte) { s.tables.AddInstruction(pc, code) }
+
+func (s *sink) Map(m probe.Mapping) {
+	if !m.Exec || m.Path == "" {
+		return
+	}
+	main := !s.mainSeen && sameFile(m.Path, s.mainPath)
+	if main {
+		s.mainSeen = true
+	}
+	if err := s.tables.AddModule(m.Path, m.Start, m.Start+m.Length, m.Offset, s.w.Events(), main); err != nil {
+		s.warn(fmt.Sprintf("%s: %v", m.Path, err))
+	}
+}
+
+func (s *sink) Unmap(start, length uint64) { s.tables.Unmap(start, start+length) }
+
+func (s *sink) warn(msg string) { s.warnings[msg] = true }
+
+func (s *sink) warningList() []string {
+	var out []string
+	for m := range s.warnings {
+		out = append(out, m)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func sameFile(a, b string) bool {
+	if a == b {
+		return true
+	}
+	sa, err1 := os.Stat(a)
+	sb, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
+}
+
+// header describes the run for the trace.
+func header(progPath, program string, args []string, vgPath string) *tracepb.Header {
+	abs, err := filepath.Abs(progPath)
+	if err != nil {
+		abs = progPath
+	}
+	cwd, _ := os.Getwd()
+	host, _ := os.Hostname()
+	h := &tracepb.Header{
+		Recorder:    fmt.Sprintf("mgtrace-record %s (%s)", Version, valgrindVersion(vgPath)),
+		Program:     program,
+		ProgramPath: abs,
+		Args:        append([]string{program}, args...),
+		Cwd:         cwd,
+		Arch:        "x86_64",
+		Os:          "linux",
+		Hostname:    host,
+		Kernel:      kernelRelease(),
+		EnvCount:    uint32(len(os.Environ())),
+	}
+	for _, kv := range os.Environ() {
+		k, v, _ := strings.Cut(kv, "=")
+		if envWorthKeeping(k) {
+			h.Env = append(h.Env, &tracepb.KeyValue{Key: k, Value: v})
+		}
+	}
+	sort.Slice(h.Env, func(i, j int) bool { return h.Env[i].Key < h.Env[j].Key })
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		h.Settings = append(h.Settings, &tracepb.KeyValue{Key: "go", Value: bi.GoVersion})
+	}
+	return h
+}
+
+// envWorthKeeping says whether an environment variable changes how a
+// program behaves under analysis; only those are kept (traces are shared
+// artifacts and must not carry secrets).
+func envWorthKeeping(k string) bool {
+	switch k {
+	case "LD_PRELOAD", "LD_LIBRARY_PATH", "LD_BIND_NOW", "GLIBC_TUNABLES", "LANG", "LC_ALL", "TZ", "PYTHONHASHSEED":
+		return true
+	}
+	return strings.HasPrefix(k, "MALLOC_")
+}
+
+func valgrindVersion(vg string) string {
+	out, err := exec.Command(vg, "--version").Output()
+	if err != nil {
+		return "valgrind"
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func kernelRelease() string {
+	b, err := os.ReadFile("/proc/sys/kernel/osrelease")
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(b))
+}
+
+// valgrindMessages returns the lines of valgrind's log without their
+// "==PID==" prefixes. They are shown only when recording fails: when the
+// program crashes, valgrind's report of it repeats what the trace holds.
+func valgrindMessages(log []byte) []string {
+	var out []string
+	for _, line := range strings.Split(string(log), "\n") {
+		line = strings.TrimSpace(line)
+		if strings.HasPrefix(line, "==") {
+			if i := strings.Index(line[2:], "=="); i >= 0 {
+				line = strings.TrimSpace(line[i+4:])
+			}
+		}
+		if line != "" {
+			out = append(out, "valgrind: "+line)
+		}
+	}
+	return out
+}

@@ -1,0 +1,159 @@
+// Command record runs a program under the mgtrace probe and writes a
+// self-contained trace of its run:
+//
+//	record [flags] [-o run.trace] [--] ./prog args...
+//
+// It exits with the program's exit status (128+N when the program was
+// killed by signal N), or 2 when it could not record (bad flag, missing
+// valgrind or probe, program not found). See docs/record.md.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime/pprof"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/mgtrace/mgtrace/record/internal/recorder"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+const usage = `record runs a program under the mgtrace probe (Valgrind) and writes a
+self-contained trace of its run, for analyze.
+
+Usage:
+  record [flags] [--] PROGRAM [ARGS...]
+
+The program's standard input, output and error are its own. record exits
+with the program's exit status, or 128+N when the program was killed by
+signal N, or 2 when it could not record. A one-line summary goes to
+standard error.
+
+Flags:
+`
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintf(stderr, "record: internal error: %v\n", r)
+			code = 2
+		}
+	}()
+	fs := pflag.NewFlagSet("record", pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.SetInterspersed(false) // flags after PROGRAM belong to the program
+	output := fs.StringP("output", "o", "", "trace file to write (default: PROGRAM's base name + \".trace\")")
+	quiet := fs.BoolP("quiet", "q", false, "print nothing but errors (no summary, no progress)")
+	probeDir := fs.String("probe-dir", "", "folder holding the probe mgtrace-amd64-linux (default: next to record, or ../lib/mgtrace)")
+	valgrind := fs.String("valgrind", "valgrind", "the valgrind command")
+	vgArgs := fs.StringArray("valgrind-arg", nil, "extra option for valgrind, e.g. --valgrind-arg=--fair-sched=yes (repeatable)")
+	progress := fs.String("progress", "auto", "show progress on standard error: auto (when it is a terminal), always or never")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the recorder itself to this file (for developers)")
+	help := fs.BoolP("help", "h", false, "show this help")
+	if err := fs.Parse(args); err != nil {
+		fmt.Fprintf(stderr, "record: %v\nrun 'record --help' for usage\n", err)
+		return 2
+	}
+	if *help {
+		fmt.Fprint(stdout, usage+fs.FlagUsages())
+		return 0
+	}
+	rest := fs.Args()
+	if len(rest) == 0 {
+		fmt.Fprintf(stderr, "record: no program to record\nrun 'record --help' for usage\n")
+		return 2
+	}
+	switch *progress {
+	case "auto", "always", "never":
+	default:
+		fmt.Fprintf(stderr, "record: --progress must be auto, always or never, not %q\n", *progress)
+		return 2
+	}
+	out := *output
+	if out == "" {
+		out = filepath.Base(rest[0]) + ".trace"
+	}
+	opts := recorder.Options{
+		Program: rest[0], Args: rest[1:], Output: out, ProbeDir: *probeDir,
+		Valgrind: *valgrind, ValgrindArgs: *vgArgs, Stdin: stdin, Stdout: stdout, Stderr: stderr,
+	}
+	showProgress := !*quiet && (*progress == "always" || *progress == "auto" && isTerminal(stderr))
+	if showProgress {
+		opts.Progress = func(events uint64, bytes int64) {
+			fmt.Fprintf(stderr, "\rrecord: %d events, %.1f MiB ", events, float64(bytes)/(1<<20))
+		}
+	}
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			fmt.Fprintf(stderr, "record: %v\n", err)
+			return 2
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fmt.Fprintf(stderr, "record: %v\n", err)
+			return 2
+		}
+		defer pprof.StopCPUProfile()
+	}
+	res, err := recorder.Record(opts)
+	if showProgress {
+		fmt.Fprint(stderr, "\r\033[K")
+	}
+	if err != nil {
+		if errors.Is(err, recorder.ErrNoValgrind) {
+			fmt.Fprintf(stderr, "record: %v\n", err)
+			return 2
+		}
+		if res == nil {
+			fmt.Fprintf(stderr, "record: %v\n", err)
+			return 2
+		}
+		fmt.Fprintf(stderr, "record: %v (the trace %s holds what was recorded before)\n", err, out)
+	}
+	if !*quiet {
+		for _, w := range res.Warnings {
+			fmt.Fprintf(stderr, "record: %s\n", w)
+		}
+		fmt.Fprintln(stderr, summary(res))
+	}
+	return res.Status()
+}
+
+// summary is the one line record prints when it is done.
+func summary(r *recorder.Result) string {
+	var how string
+	switch {
+	case r.Signal != 0:
+		how = fmt.Sprintf("killed by signal %d", r.Signal)
+	default:
+		how = fmt.Sprintf("exit %d", r.Code)
+	}
+	per := 0.0
+	if r.MemoryEvents > 0 {
+		per = float64(r.Bytes) / float64(r.MemoryEvents)
+	}
+	return strings.Join([]string{
+		fmt.Sprintf("record: %s: %d events (%d loads and stores)", r.Output, r.Events, r.MemoryEvents),
+		fmt.Sprintf("%d bytes (%.2f bytes per memory event)", r.Bytes, per),
+		how,
+	}, ", ")
+}
+
+// isTerminal reports whether w is a character device (a terminal).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}

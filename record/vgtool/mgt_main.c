@@ -1,0 +1,866 @@
+/* mgt_main.c: the mgtrace Valgrind probe.
+
+   It captures raw facts and streams them to the Go driver through a FIFO,
+   in the format of protocol.h. It decides nothing: no encoding beyond
+   fixed words, no symbolization, no filtering by meaning.
+
+   Hot path. Every superblock (SB) is instrumented so that, when it runs,
+   it appends one SB_EXEC record to a buffer with plain IR stores: a header
+   word, then the data words of its sites (memory accesses, address
+   derivations, the call or return that ends it), at offsets fixed when the
+   SB is translated. The static description of the SB (its instructions,
+   their code bytes, its sites) is sent once, as an SB_DEF record, when the
+   SB is translated. The only helper call on the hot path is a guarded one
+   that flushes the buffer when the next SB might not fit.
+
+   Commit protocol. The global mgt_cur is advanced after each site's words
+   are written, so that a synchronous signal in the middle of an SB leaves
+   every completed site in the buffer; mgt_sb_hdr points at the running
+   SB's header word until the SB ends, so the signal path can mark the
+   record as cut. A side exit rewrites the header with its exit number. */
+
+#include "pub_tool_basics.h"
+#include "pub_tool_tooliface.h"
+#include "pub_tool_libcassert.h"
+#include "pub_tool_libcbase.h"
+#include "pub_tool_libcfile.h"
+#include "pub_tool_libcprint.h"
+#include "pub_tool_libcproc.h"
+#include "pub_tool_machine.h"
+#include "pub_tool_options.h"
+#include "pub_tool_aspacemgr.h"
+#include "pub_tool_threadstate.h"
+#include "pub_tool_vki.h"
+#include "pub_tool_mallocfree.h"
+#include "libvex_guest_offsets.h"
+#include "valgrind.h"
+
+#include "protocol.h"
+
+/* ------------------------------------------------------------------ */
+/* The buffer                                                          */
+/* ------------------------------------------------------------------ */
+
+#define BUF_WORDS (1u << 17) /* 1 MiB: as large as the pipe, so that a flush does not wait */
+
+static ULong mgt_buf[BUF_WORDS];
+/* Next free word. Read and written by instrumented code. */
+static ULong* mgt_cur = mgt_buf;
+/* Header of the SB being run, or 0 between SBs. */
+static ULong* mgt_sb_hdr = 0;
+
+static Int mgt_fd = -1;
+static const HChar* mgt_out = 0;
+static ULong mgt_next_sb_id = 1;
+static ThreadId mgt_last_tid = VG_INVALID_THREADID;
+static Bool mgt_write_failed = False;
+
+/* Writes the buffer to the FIFO. A failed write (the driver died) stops
+   the stream; the program goes on running. */
+static void write_all(const UChar* p, SizeT n)
+{
+   while (n > 0 && !mgt_write_failed && mgt_fd >= 0) {
+      Int w = VG_(write)(mgt_fd, p, n);
+      if (w <= 0) {
+         mgt_write_failed = True;
+         if (mgt_fd < 0) return;
+         VG_(umsg)("mgtrace: writing to the recorder failed; the trace stops here\n");
+         return;
+      }
+      p += w;
+      n -= w;
+   }
+}
+
+/* Writes out the buffer. Never called while an SB is in progress. */
+static void mgt_flush(void)
+{
+   write_all((const UChar*)mgt_buf, (mgt_cur - mgt_buf) * sizeof(ULong));
+   mgt_cur = mgt_buf;
+}
+
+static void settle(void);
+
+/* Makes room for n words (after settling an interrupted SB). */
+static void need(SizeT n)
+{
+   tl_assert(n < BUF_WORDS / 2);
+   if (mgt_sb_hdr != 0) {
+      settle();
+   }
+   if ((SizeT)(mgt_buf + BUF_WORDS - mgt_cur) < n) {
+      mgt_flush();
+   }
+}
+
+static inline void put(ULong w) { *mgt_cur++ = w; }
+
+/* Called from an SB's prologue when the buffer may not hold the SB's
+   record, or when an earlier SB was left interrupted. */
+static VG_REGPARM(1) void mgt_slow_path(ULong words)
+{
+   need(words); /* settles, then flushes if needed */
+}
+
+static inline ULong hdr(UInt type, UInt mid, UInt top)
+{
+   return (ULong)type | ((ULong)(mid & 0xffffff) << 8) | ((ULong)top << 32);
+}
+
+/* Appends bytes padded with zeros to whole words. */
+static void put_bytes(const UChar* p, SizeT n)
+{
+   SizeT words = (n + 7) / 8;
+   if (words > 0) {
+      mgt_cur[words - 1] = 0;
+      VG_(memcpy)(mgt_cur, p, n);
+      mgt_cur += words;
+   }
+}
+
+/* Settles an SB that was interrupted (a synchronous signal or the end of
+   the process stopped it): marks its record as cut after the words
+   committed so far and emits a CUT record with the first uncommitted
+   word. Every record written from C goes through need(), which calls this
+   first, so no record lands inside an SB's record. */
+static void settle(void)
+{
+   ULong* h = mgt_sb_hdr;
+   mgt_sb_hdr = 0;
+   if (h == 0 || h < mgt_buf || h >= mgt_cur) {
+      return;
+   }
+   ULong committed = mgt_cur - h - 1;
+   ULong pending = *mgt_cur; /* written by the interrupted site, not committed */
+   *h = (*h & 0xffffffff00000000ULL) | MGT_REC_SB_EXEC
+        | ((ULong)MGT_EXECF_CUT << 8) | ((committed & 0xffff) << 16);
+   need(2);
+   put(hdr(MGT_REC_CUT, 2, 0));
+   put(pending);
+}
+
+/* ------------------------------------------------------------------ */
+/* Registers                                                           */
+/* ------------------------------------------------------------------ */
+
+/* tracepb.Register number of the 64-bit general register at guest state
+   offset off, or 0. */
+static UInt reg_of_offset(Int off)
+{
+   switch (off) {
+   case OFFSET_amd64_RAX: return 1;
+   case OFFSET_amd64_RCX: return 2;
+   case OFFSET_amd64_RDX: return 3;
+   case OFFSET_amd64_RBX: return 4;
+   case OFFSET_amd64_RSP: return 5;
+   case OFFSET_amd64_RBP: return 6;
+   case OFFSET_amd64_RSI: return 7;
+   case OFFSET_amd64_RDI: return 8;
+   case OFFSET_amd64_R8: return 9;
+   case OFFSET_amd64_R9: return 10;
+   case OFFSET_amd64_R10: return 11;
+   case OFFSET_amd64_R11: return 12;
+   case OFFSET_amd64_R12: return 13;
+   case OFFSET_amd64_R13: return 14;
+   case OFFSET_amd64_R14: return 15;
+   case OFFSET_amd64_R15: return 16;
+   }
+   return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Instrumentation                                                     */
+/* ------------------------------------------------------------------ */
+
+/* What is known about a temporary: it holds base register `reg` (whose
+   value is in temporary `base`) plus a displacement, constant when
+   `disp_known`. */
+typedef struct {
+   UChar reg;
+   Bool disp_known;
+   Long disp;
+   IRTemp base;
+} TmpInfo;
+
+typedef struct {
+   UInt kind, size, reg, nwords, insn, flags, dest;
+   Long disp;
+   Int stmt; /* index of its statement in the input SB, -1 for the end */
+} Site;
+
+typedef struct {
+   IRSB* out;
+   IRTemp t0; /* the SB record's header address */
+   Int off;   /* bytes written after the header so far */
+} Emit;
+
+static IRExpr* u64(ULong v) { return IRExpr_Const(IRConst_U64(v)); }
+
+static IRTemp tmp_of(IRSB* sb, IRExpr* e)
+{
+   IRTemp t = newIRTemp(sb->tyenv, Ity_I64);
+   addStmtToIRSB(sb, IRStmt_WrTmp(t, e));
+   return t;
+}
+
+/* Stores the I64 atom val at the next data word of the record. */
+static void emit_word(Emit* em, IRExpr* val)
+{
+   em->off += 8;
+   IRTemp a = tmp_of(em->out, IRExpr_Binop(Iop_Add64, IRExpr_RdTmp(em->t0), u64(em->off)));
+   addStmtToIRSB(em->out, IRStmt_Store(Iend_LE, IRExpr_RdTmp(a), val));
+}
+
+/* Publishes the words written so far. */
+static void emit_commit(Emit* em)
+{
+   IRTemp a = tmp_of(em->out, IRExpr_Binop(Iop_Add64, IRExpr_RdTmp(em->t0), u64(em->off + 8)));
+   addStmtToIRSB(em->out, IRStmt_Store(Iend_LE, u64((ULong)(HWord)&mgt_cur), IRExpr_RdTmp(a)));
+}
+
+/* Number of words an expression of type ty takes as a value, or 0 if the
+   probe does not capture values of that type. */
+static UInt value_words(IRType ty)
+{
+   switch (ty) {
+   case Ity_I8: case Ity_I16: case Ity_I32: case Ity_I64:
+   case Ity_F32: case Ity_F64: return 1;
+   case Ity_I128: case Ity_V128: return 2;
+   case Ity_V256: return 4;
+   default: return 0;
+   }
+}
+
+/* Writes the value of atom e (of type ty) as value_words(ty) words. */
+static void emit_value(Emit* em, IRExpr* e, IRType ty)
+{
+   IRSB* sb = em->out;
+   switch (ty) {
+   case Ity_I8: emit_word(em, IRExpr_RdTmp(tmp_of(sb, IRExpr_Unop(Iop_8Uto64, e)))); break;
+   case Ity_I16: emit_word(em, IRExpr_RdTmp(tmp_of(sb, IRExpr_Unop(Iop_16Uto64, e)))); break;
+   case Ity_I32: emit_word(em, IRExpr_RdTmp(tmp_of(sb, IRExpr_Unop(Iop_32Uto64, e)))); break;
+   case Ity_I64: emit_word(em, e); break;
+   case Ity_F64: emit_word(em, IRExpr_RdTmp(tmp_of(sb, IRExpr_Unop(Iop_ReinterpF64asI64, e)))); break;
+   case Ity_F32: {
+      IRTemp t = newIRTemp(sb->tyenv, Ity_I32);
+      addStmtToIRSB(sb, IRStmt_WrTmp(t, IRExpr_Unop(Iop_ReinterpF32asI32, e)));
+      emit_word(em, IRExpr_RdTmp(tmp_of(sb, IRExpr_Unop(Iop_32Uto64, IRExpr_RdTmp(t)))));
+      break;
+   }
+   case Ity_I128:
+      emit_word(em, IRExpr_RdTmp(tmp_of(sb, IRExpr_Unop(Iop_128to64, e))));
+      emit_word(em, IRExpr_RdTmp(tmp_of(sb, IRExpr_Unop(Iop_128HIto64, e))));
+      break;
+   case Ity_V128:
+      emit_word(em, IRExpr_RdTmp(tmp_of(sb, IRExpr_Unop(Iop_V128to64, e))));
+      emit_word(em, IRExpr_RdTmp(tmp_of(sb, IRExpr_Unop(Iop_V128HIto64, e))));
+      break;
+   case Ity_V256:
+      emit_word(em, IRExpr_RdTmp(tmp_of(sb, IRExpr_Unop(Iop_V256to64_0, e))));
+      emit_word(em, IRExpr_RdTmp(tmp_of(sb, IRExpr_Unop(Iop_V256to64_1, e))));
+      emit_word(em, IRExpr_RdTmp(tmp_of(sb, IRExpr_Unop(Iop_V256to64_2, e))));
+      emit_word(em, IRExpr_RdTmp(tmp_of(sb, IRExpr_Unop(Iop_V256to64_3, e))));
+      break;
+   default:
+      tl_assert(0);
+   }
+}
+
+/* Fills in the base register of an address atom. */
+static void address_base(const TmpInfo* info, IRExpr* addr, Site* s)
+{
+   if (addr->tag != Iex_RdTmp) {
+      return; /* a constant: absolute or rip-relative, no base */
+   }
+   const TmpInfo* ti = &info[addr->Iex.RdTmp.tmp];
+   if (ti->reg == 0) {
+      return;
+   }
+   s->reg = ti->reg;
+   if (ti->disp_known) {
+      s->flags |= MGT_SITEF_DISP;
+      s->disp = ti->disp;
+   } else {
+      s->flags |= MGT_SITEF_BASE;
+      s->nwords += 1;
+   }
+}
+
+/* Pass 1 helper: what temporary t = e says about base registers. */
+static void track_tmp(TmpInfo* info, IRTemp t, IRExpr* e, IRTypeEnv* env)
+{
+   TmpInfo* ti = &info[t];
+   ti->reg = 0;
+   if (typeOfIRTemp(env, t) != Ity_I64) {
+      return;
+   }
+   if (e->tag == Iex_Get && e->Iex.Get.ty == Ity_I64) {
+      UInt r = reg_of_offset(e->Iex.Get.offset);
+      if (r != 0) {
+         ti->reg = r;
+         ti->disp_known = True;
+         ti->disp = 0;
+         ti->base = t;
+      }
+      return;
+   }
+   if (e->tag != Iex_Binop || (e->Iex.Binop.op != Iop_Add64 && e->Iex.Binop.op != Iop_Sub64)) {
+      return;
+   }
+   IRExpr* a = e->Iex.Binop.arg1;
+   IRExpr* b = e->Iex.Binop.arg2;
+   Bool sub = e->Iex.Binop.op == Iop_Sub64;
+   /* Prefer the operand that already carries a base register. */
+   if (!sub && a->tag != Iex_RdTmp && b->tag == Iex_RdTmp) {
+      IRExpr* x = a; a = b; b = x;
+   }
+   if (!sub && a->tag == Iex_RdTmp && b->tag == Iex_RdTmp && info[a->Iex.RdTmp.tmp].reg == 0
+       && info[b->Iex.RdTmp.tmp].reg != 0) {
+      IRExpr* x = a; a = b; b = x;
+   }
+   if (a->tag != Iex_RdTmp || info[a->Iex.RdTmp.tmp].reg == 0) {
+      return;
+   }
+   *ti = info[a->Iex.RdTmp.tmp];
+   if (ti->disp_known && b->tag == Iex_Const && b->Iex.Const.con->tag == Ico_U64) {
+      Long c = (Long)b->Iex.Const.con->Ico.U64;
+      ti->disp = sub ? ti->disp - c : ti->disp + c;
+   } else {
+      ti->disp_known = False;
+   }
+}
+
+static ULong site_word(const Site* s)
+{
+   return (ULong)s->kind | ((ULong)s->size << 8) | ((ULong)s->reg << 16)
+          | ((ULong)s->nwords << 24) | ((ULong)(s->insn & 0xffff) << 32)
+          | ((ULong)s->flags << 48) | ((ULong)s->dest << 56);
+}
+
+#define MAX_SITES 4096
+#define MAX_INSNS 4096
+
+/* Emits the SB_DEF record of an SB. */
+static void emit_sb_def(ULong id, IRSB* sb, const Site* sites, UInt nsites)
+{
+   Addr pcs[MAX_INSNS];
+   UInt lens[MAX_INSNS];
+   UInt n = 0;
+   SizeT codelen = 0;
+   for (Int i = 0; i < sb->stmts_used; i++) {
+      IRStmt* st = sb->stmts[i];
+      if (st->tag == Ist_IMark && n < MAX_INSNS) {
+         pcs[n] = st->Ist.IMark.addr;
+         lens[n] = st->Ist.IMark.len;
+         codelen += lens[n];
+         n++;
+      }
+   }
+   SizeT ndisp = 0;
+   for (UInt i = 0; i < nsites; i++) {
+      if (sites[i].flags & MGT_SITEF_DISP) {
+         ndisp++;
+      }
+   }
+   SizeT words = 2 + n + (codelen + 7) / 8 + nsites + ndisp;
+   need(words);
+   put(hdr(MGT_REC_SB_DEF, words, (UInt)id));
+   put((ULong)n | ((ULong)nsites << 32));
+   for (UInt i = 0; i < n; i++) {
+      put((ULong)pcs[i] | ((ULong)lens[i] << 56));
+   }
+   /* Code bytes, read from guest memory (the SB was just decoded there). */
+   SizeT cwords = (codelen + 7) / 8;
+   if (cwords > 0) {
+      mgt_cur[cwords - 1] = 0;
+      UChar* dst = (UChar*)mgt_cur;
+      for (UInt i = 0; i < n; i++) {
+         VG_(memcpy)(dst, (const void*)pcs[i], lens[i]);
+         dst += lens[i];
+      }
+      mgt_cur += cwords;
+   }
+   for (UInt i = 0; i < nsites; i++) {
+      put(site_word(&sites[i]));
+      if (sites[i].flags & MGT_SITEF_DISP) {
+         put((ULong)sites[i].disp);
+      }
+   }
+}
+
+static IRSB* mgt_instrument(VgCallbackClosure* closure, IRSB* in, const VexGuestLayout* layout,
+                            const VexGuestExtents* vge, const VexArchInfo* archinfo_host,
+                            IRType gWordTy, IRType hWordTy)
+{
+   IRTypeEnv* env = in->tyenv;
+   Int ntmps = env->types_used;
+   TmpInfo* info = VG_(calloc)("mgt.tmpinfo", ntmps > 0 ? ntmps : 1, sizeof(TmpInfo));
+   Site* sites = VG_(malloc)("mgt.sites", MAX_SITES * sizeof(Site));
+   UInt nsites = 0, words = 0, exits = 0;
+   Int insn = -1;
+
+   /* Pass 1: the sites, in execution order. */
+   for (Int i = 0; i < in->stmts_used && nsites < MAX_SITES - 1; i++) {
+      IRStmt* st = in->stmts[i];
+      Site s = {0};
+      switch (st->tag) {
+      case Ist_IMark:
+         insn++;
+         continue;
+      case Ist_WrTmp: {
+         IRExpr* e = st->Ist.WrTmp.data;
+         track_tmp(info, st->Ist.WrTmp.tmp, e, env);
+         if (e->tag == Iex_Load) {
+            UInt vw = value_words(e->Iex.Load.ty);
+            if (vw == 0) continue;
+            s.kind = MGT_SITE_LOAD;
+            s.size = sizeofIRType(e->Iex.Load.ty);
+            s.nwords = 1 + vw;
+            address_base(info, e->Iex.Load.addr, &s);
+            break;
+         }
+         continue;
+      }
+      case Ist_Store: {
+         IRType ty = typeOfIRExpr(env, st->Ist.Store.data);
+         UInt vw = value_words(ty);
+         if (vw == 0) continue;
+         s.kind = MGT_SITE_STORE;
+         s.size = sizeofIRType(ty);
+         s.nwords = 1 + vw;
+         address_base(info, st->Ist.Store.addr, &s);
+         break;
+      }
+      case Ist_CAS: {
+         IRCAS* c = st->Ist.CAS.details;
+         IRType ty = typeOfIRExpr(env, c->dataLo);
+         if (c->oldHi != IRTemp_INVALID || value_words(ty) != 1) continue;
+         s.kind = MGT_SITE_CAS;
+         s.size = sizeofIRType(ty);
+         s.nwords = 4;
+         address_base(info, c->addr, &s);
+         break;
+      }
+      case Ist_Put: {
+         IRExpr* d = st->Ist.Put.data;
+         UInt dest = reg_of_offset(st->Ist.Put.offset);
+         if (dest == 0 || dest == 5 /* rsp */ || d->tag != Iex_RdTmp) continue;
+         IRTemp t = d->Iex.RdTmp.tmp;
+         if (t >= ntmps || info[t].reg == 0 || info[t].base == t) continue;
+         s.kind = MGT_SITE_DERIVE;
+         s.reg = info[t].reg;
+         s.dest = dest;
+         s.nwords = 2;
+         break;
+      }
+      case Ist_Exit:
+         s.kind = MGT_SITE_EXIT;
+         exits++;
+         break;
+      default:
+         continue;
+      }
+      s.insn = insn < 0 ? 0 : insn;
+      s.stmt = i;
+      sites[nsites++] = s;
+      words += s.nwords;
+   }
+   if (in->jumpkind == Ijk_Call || in->jumpkind == Ijk_Ret) {
+      Site s = {0};
+      s.kind = in->jumpkind == Ijk_Call ? MGT_SITE_CALL : MGT_SITE_RET;
+      s.nwords = in->jumpkind == Ijk_Call ? 8 : 3;
+      s.insn = insn < 0 ? 0 : insn;
+      s.stmt = -1;
+      sites[nsites++] = s;
+      words += s.nwords;
+   }
+
+   ULong id = mgt_next_sb_id++;
+   emit_sb_def(id, in, sites, nsites);
+
+   /* Pass 2: copy the SB, adding the record writes. */
+   IRSB* out = deepCopyIRSBExceptStmts(in);
+   Emit em = {out, IRTemp_INVALID, 0};
+   UInt si = 0, exit_no = 0;
+   Bool started = False;
+   ULong header = hdr(MGT_REC_SB_EXEC, 0, (UInt)id);
+   for (Int i = 0; i < in->stmts_used; i++) {
+      IRStmt* st = in->stmts[i];
+      if (!started && st->tag == Ist_IMark) {
+         addStmtToIRSB(out, st);
+         started = True;
+         /* Prologue: settle an SB that was interrupted without a
+            callback (Valgrind restarts an instruction after growing the
+            stack), make room, write the header, publish it. */
+         IRTemp c0 = newIRTemp(out->tyenv, Ity_I64);
+         addStmtToIRSB(out, IRStmt_WrTmp(c0, IRExpr_Load(Iend_LE, Ity_I64, u64((ULong)(HWord)&mgt_cur))));
+         IRTemp h0 = newIRTemp(out->tyenv, Ity_I64);
+         addStmtToIRSB(out, IRStmt_WrTmp(h0, IRExpr_Load(Iend_LE, Ity_I64, u64((ULong)(HWord)&mgt_sb_hdr))));
+         IRTemp room = tmp_of(out, IRExpr_Binop(Iop_Sub64, u64((ULong)(HWord)(mgt_buf + BUF_WORDS)), IRExpr_RdTmp(c0)));
+         IRTemp full = newIRTemp(out->tyenv, Ity_I1);
+         addStmtToIRSB(out, IRStmt_WrTmp(full, IRExpr_Binop(Iop_CmpLT64U, IRExpr_RdTmp(room), u64(8 * (words + 1)))));
+         IRTemp stale = newIRTemp(out->tyenv, Ity_I1);
+         addStmtToIRSB(out, IRStmt_WrTmp(stale, IRExpr_Binop(Iop_CmpNE64, IRExpr_RdTmp(h0), u64(0))));
+         IRTemp either = tmp_of(out, IRExpr_Binop(Iop_Or64, IRExpr_RdTmp(tmp_of(out, IRExpr_Unop(Iop_1Uto64, IRExpr_RdTmp(full)))),
+                                                  IRExpr_RdTmp(tmp_of(out, IRExpr_Unop(Iop_1Uto64, IRExpr_RdTmp(stale))))));
+         IRTemp slow = newIRTemp(out->tyenv, Ity_I1);
+         addStmtToIRSB(out, IRStmt_WrTmp(slow, IRExpr_Binop(Iop_CmpNE64, IRExpr_RdTmp(either), u64(0))));
+         IRDirty* d = unsafeIRDirty_0_N(1, "mgt_slow_path", VG_(fnptr_to_fnentry)(&mgt_slow_path),
+                                        mkIRExprVec_1(u64(words + 1)));
+         d->guard = IRExpr_RdTmp(slow);
+         d->mFx = Ifx_Modify;
+         d->mAddr = u64((ULong)(HWord)&mgt_cur);
+         d->mSize = 8;
+         addStmtToIRSB(out, IRStmt_Dirty(d));
+         em.t0 = newIRTemp(out->tyenv, Ity_I64);
+         addStmtToIRSB(out, IRStmt_WrTmp(em.t0, IRExpr_Load(Iend_LE, Ity_I64, u64((ULong)(HWord)&mgt_cur))));
+         addStmtToIRSB(out, IRStmt_Store(Iend_LE, IRExpr_RdTmp(em.t0), u64(header)));
+         addStmtToIRSB(out, IRStmt_Store(Iend_LE, u64((ULong)(HWord)&mgt_sb_hdr), IRExpr_RdTmp(em.t0)));
+         em.off = 0;
+         emit_commit(&em);
+         continue;
+      }
+      if (!started || si >= nsites || sites[si].stmt != i) {
+         addStmtToIRSB(out, st);
+         continue;
+      }
+      const Site* s = &sites[si];
+      switch (st->tag) {
+      case Ist_WrTmp: {
+         IRExpr* e = st->Ist.WrTmp.data;
+         if (s->kind == MGT_SITE_LOAD) {
+            emit_word(&em, e->Iex.Load.addr);
+            addStmtToIRSB(out, st);
+            emit_value(&em, IRExpr_RdTmp(st->Ist.WrTmp.tmp), e->Iex.Load.ty);
+            if (s->flags & MGT_SITEF_BASE) {
+               emit_word(&em, IRExpr_RdTmp(info[e->Iex.Load.addr->Iex.RdTmp.tmp].base));
+            }
+            emit_commit(&em);
+            si++;
+            continue;
+         }
+         break;
+      }
+      case Ist_Store: {
+         IRType ty = typeOfIRExpr(env, st->Ist.Store.data);
+         if (s->kind == MGT_SITE_STORE) {
+            emit_word(&em, st->Ist.Store.addr);
+            emit_value(&em, st->Ist.Store.data, ty);
+            if (s->flags & MGT_SITEF_BASE) {
+               emit_word(&em, IRExpr_RdTmp(info[st->Ist.Store.addr->Iex.RdTmp.tmp].base));
+            }
+            /* Commit after the store: if it faults, its words stay
+               uncommitted and the first of them (the address) is what the
+               signal record reports. */
+            addStmtToIRSB(out, st);
+            emit_commit(&em);
+            si++;
+            continue;
+         }
+         break;
+      }
+      case Ist_CAS: {
+         IRCAS* c = st->Ist.CAS.details;
+         if (s->kind == MGT_SITE_CAS) {
+            IRType ty = typeOfIRExpr(env, c->dataLo);
+            emit_word(&em, c->addr);
+            addStmtToIRSB(out, st);
+            emit_value(&em, IRExpr_RdTmp(c->oldLo), ty);
+            emit_value(&em, c->expdLo, ty);
+            emit_value(&em, c->dataLo, ty);
+            emit_commit(&em);
+            si++;
+            continue;
+         }
+         break;
+      }
+      case Ist_Put: {
+         IRExpr* d = st->Ist.Put.data;
+         if (s->kind == MGT_SITE_DERIVE) {
+            addStmtToIRSB(out, st);
+            emit_word(&em, d);
+            emit_word(&em, IRExpr_RdTmp(info[d->Iex.RdTmp.tmp].base));
+            emit_commit(&em);
+            si++;
+            continue;
+         }
+         break;
+      }
+      case Ist_Exit:
+         if (s->kind == MGT_SITE_EXIT) {
+            /* If the exit is taken: say which in the header, and end the SB. */
+            ULong h = header | ((ULong)MGT_EXECF_EXIT << 8) | ((ULong)(exit_no & 0xffff) << 16);
+            addStmtToIRSB(out, IRStmt_StoreG(Iend_LE, IRExpr_RdTmp(em.t0), u64(h), st->Ist.Exit.guard));
+            addStmtToIRSB(out, IRStmt_StoreG(Iend_LE, u64((ULong)(HWord)&mgt_sb_hdr), u64(0), st->Ist.Exit.guard));
+            addStmtToIRSB(out, st);
+            exit_no++;
+            si++;
+            continue;
+         }
+         break;
+      default:
+         break;
+      }
+      tl_assert2(0, "mgtrace: site %u (kind %u) does not match statement %d", si, s->kind, i);
+   }
+   /* The end: the call or return, then the SB is over. */
+   if (started && si < nsites && (sites[si].kind == MGT_SITE_CALL || sites[si].kind == MGT_SITE_RET)) {
+      IRExpr* next = out->next;
+      if (next->tag != Iex_RdTmp && next->tag != Iex_Const) {
+         next = IRExpr_RdTmp(tmp_of(out, next));
+      }
+      emit_word(&em, next);
+      if (sites[si].kind == MGT_SITE_CALL) {
+         static const Int args[6] = {OFFSET_amd64_RDI, OFFSET_amd64_RSI, OFFSET_amd64_RDX,
+                                     OFFSET_amd64_RCX, OFFSET_amd64_R8, OFFSET_amd64_R9};
+         for (Int a = 0; a < 6; a++) {
+            emit_word(&em, IRExpr_RdTmp(tmp_of(out, IRExpr_Get(args[a], Ity_I64))));
+         }
+      } else {
+         emit_word(&em, IRExpr_RdTmp(tmp_of(out, IRExpr_Get(OFFSET_amd64_RAX, Ity_I64))));
+      }
+      emit_word(&em, IRExpr_RdTmp(tmp_of(out, IRExpr_Get(OFFSET_amd64_RSP, Ity_I64))));
+      emit_commit(&em);
+      si++;
+   }
+   if (started) {
+      addStmtToIRSB(out, IRStmt_Store(Iend_LE, u64((ULong)(HWord)&mgt_sb_hdr), u64(0)));
+   }
+   tl_assert(!started || si == nsites);
+   VG_(free)(info);
+   VG_(free)(sites);
+   return out;
+}
+
+/* ------------------------------------------------------------------ */
+/* Events from the core                                                */
+/* ------------------------------------------------------------------ */
+
+static void on_start_client_code(ThreadId tid, ULong blocks)
+{
+   if (tid != mgt_last_tid) {
+      need(1);
+      put(hdr(MGT_REC_THREAD_SWITCH, 1, tid));
+      mgt_last_tid = tid;
+   }
+}
+
+static void on_thread_create(ThreadId parent, ThreadId child)
+{
+   need(2);
+   put(hdr(MGT_REC_THREAD_CREATE, 2, child));
+   put(parent);
+}
+
+static void on_thread_exit(ThreadId tid)
+{
+   need(1);
+   put(hdr(MGT_REC_THREAD_EXIT, 1, tid));
+}
+
+/* Arguments of each thread's syscall in progress (VG_N_THREADS is only
+   known at run time). */
+static UWord (*pending_args)[6];
+
+static void pre_syscall(ThreadId tid, UInt sysno, UWord* args, UInt nargs)
+{
+   for (UInt i = 0; i < 6; i++) {
+      pending_args[tid][i] = i < nargs ? args[i] : 0;
+   }
+}
+
+static void post_syscall(ThreadId tid, UInt sysno, UWord* args, UInt nargs, SysRes res)
+{
+   need(10);
+   put(hdr(MGT_REC_SYSCALL, 10, sysno));
+   put(tid);
+   put(VG_(get_IP)(tid));
+   for (UInt i = 0; i < 6; i++) {
+      put(pending_args[tid][i]);
+   }
+   put(sr_isError(res) ? (ULong)(-(Long)sr_Err(res)) : (ULong)sr_Res(res));
+}
+
+static void emit_mmap(Addr a, SizeT len, Bool rr, Bool ww, Bool xx)
+{
+   const HChar* path = 0;
+   ULong offset = 0;
+   NSegment const* seg = VG_(am_find_nsegment)(a);
+   if (seg != 0 && seg->kind == SkFileC) {
+      path = VG_(am_get_filename)(seg);
+      offset = seg->offset + (a - seg->start);
+   }
+   SizeT plen = path ? VG_(strlen)(path) : 0;
+   if (plen > 4096) plen = 4096;
+   SizeT words = 6 + (plen + 7) / 8;
+   need(words);
+   put(hdr(MGT_REC_MMAP, words, 0));
+   put(a);
+   put(len);
+   put((rr ? 1 : 0) | (ww ? 2 : 0) | (xx ? 4 : 0));
+   put(offset);
+   put(plen);
+   put_bytes((const UChar*)path, plen);
+}
+
+static void on_new_mem_startup(Addr a, SizeT len, Bool rr, Bool ww, Bool xx, ULong di_handle)
+{
+   emit_mmap(a, len, rr, ww, xx);
+}
+
+static void on_new_mem_mmap(Addr a, SizeT len, Bool rr, Bool ww, Bool xx, ULong di_handle)
+{
+   emit_mmap(a, len, rr, ww, xx);
+}
+
+static void on_die_mem_munmap(Addr a, SizeT len)
+{
+   need(3);
+   put(hdr(MGT_REC_MUNMAP, 3, 0));
+   put(a);
+   put(len);
+}
+
+static void on_pre_deliver_signal(ThreadId tid, Int signo, Bool alt_stack)
+{
+   need(2);
+   put(hdr(MGT_REC_SIGNAL, 2, (UInt)signo));
+   put(VG_(get_IP)(tid));
+}
+
+static Bool on_client_request(ThreadId tid, UWord* args, UWord* ret)
+{
+   if (!VG_IS_TOOL_USERREQ('M', 'G', args[0])) {
+      return False;
+   }
+   UInt code = args[0] & 0xffff;
+   const HChar* name = (const HChar*)args[1];
+   SizeT nlen = 0;
+   if (name != 0) {
+      /* Read the name only where the client may read. */
+      while (nlen < 256 && VG_(am_is_valid_for_client)((Addr)name + nlen, 1, VKI_PROT_READ)
+             && name[nlen] != 0) {
+         nlen++;
+      }
+   }
+   SizeT words = 7 + (nlen + 7) / 8;
+   need(words);
+   put(hdr(MGT_REC_CLIENT, words, code));
+   put(VG_(get_IP)(tid));
+   put(args[1]);
+   put(args[2]);
+   put(args[3]);
+   put(args[4]);
+   put(nlen);
+   put_bytes((const UChar*)name, nlen);
+   *ret = 0;
+   return True;
+}
+
+/* ------------------------------------------------------------------ */
+/* Start and end                                                       */
+/* ------------------------------------------------------------------ */
+
+static Bool mgt_process_cmd_line_option(const HChar* arg)
+{
+   if (VG_STR_CLO(arg, "--mgt-out", mgt_out)) {
+      return True;
+   }
+   return False;
+}
+
+static void mgt_print_usage(void)
+{
+   VG_(printf)("    --mgt-out=<fifo>          where to stream raw records [required]\n");
+}
+
+static void mgt_print_debug_usage(void) {}
+
+/* Moves fd into the range of descriptors Valgrind reserves above the
+   client's limit, so that the program cannot close or reuse it. Valgrind
+   takes the lowest of those for itself; this takes the highest free one. */
+static Int hide_fd(Int fd)
+{
+   struct vki_rlimit rl;
+   struct vg_stat st;
+   if (VG_(getrlimit)(VKI_RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur < 16 || rl.rlim_cur > (1 << 30)) {
+      return fd;
+   }
+   for (Int cand = (Int)rl.rlim_cur - 1; cand > (Int)rl.rlim_cur - 12 && cand > fd; cand--) {
+      if (VG_(fstat)(cand, &st) != 0) { /* not open: free */
+         SysRes r = VG_(dup2)(fd, cand);
+         if (!sr_isError(r)) {
+            VG_(close)(fd);
+            return cand;
+         }
+      }
+   }
+   return fd;
+}
+
+/* A forked child goes on under the probe but must not write into the
+   parent's stream: the trace covers the recorded process only. */
+static void on_fork_child(ThreadId tid)
+{
+   if (mgt_fd >= 0) {
+      VG_(close)(mgt_fd);
+      mgt_fd = -1;
+   }
+   mgt_write_failed = True;
+}
+
+static void mgt_post_clo_init(void)
+{
+   if (mgt_out == 0) {
+      VG_(fmsg)("mgtrace: --mgt-out=<fifo> is required (run the probe through `record`)\n");
+      VG_(exit)(2);
+   }
+   SysRes r = VG_(open)(mgt_out, VKI_O_WRONLY, 0);
+   if (sr_isError(r)) {
+      VG_(fmsg)("mgtrace: cannot open %s\n", mgt_out);
+      VG_(exit)(2);
+   }
+   mgt_fd = hide_fd(sr_Res(r));
+   pending_args = VG_(calloc)("mgt.args", VG_N_THREADS, sizeof(*pending_args));
+   VG_(atfork)(0, 0, on_fork_child);
+   need(3);
+   put(hdr(MGT_REC_HELLO, 3, MGT_PROTOCOL_VERSION));
+   put(VG_(getpid)());
+   put(1);
+}
+
+static void mgt_fini(Int exitcode)
+{
+   need(1);
+   put(hdr(MGT_REC_EXIT, 1, (UInt)exitcode));
+   mgt_flush();
+   if (mgt_fd >= 0) {
+      VG_(close)(mgt_fd);
+      mgt_fd = -1;
+   }
+}
+
+static void mgt_pre_clo_init(void)
+{
+   VG_(details_name)("mgtrace");
+   VG_(details_version)("0.1");
+   VG_(details_description)("the mgtrace recorder's probe");
+   VG_(details_copyright_author)("the mgtrace authors");
+   VG_(details_bug_reports_to)("the mgtrace issue tracker");
+   VG_(details_avg_translation_sizeB)(640);
+
+   VG_(basic_tool_funcs)(mgt_post_clo_init, mgt_instrument, mgt_fini);
+   VG_(needs_command_line_options)(mgt_process_cmd_line_option, mgt_print_usage, mgt_print_debug_usage);
+   VG_(needs_syscall_wrapper)(pre_syscall, post_syscall);
+   VG_(needs_client_requests)(on_client_request);
+
+   VG_(track_start_client_code)(on_start_client_code);
+   VG_(track_pre_thread_ll_create)(on_thread_create);
+   VG_(track_pre_thread_ll_exit)(on_thread_exit);
+   VG_(track_new_mem_startup)(on_new_mem_startup);
+   VG_(track_new_mem_mmap)(on_new_mem_mmap);
+   VG_(track_die_mem_munmap)(on_die_mem_munmap);
+   VG_(track_pre_deliver_signal)(on_pre_deliver_signal);
+}
+
+VG_DETERMINE_INTERFACE_VERSION(mgt_pre_clo_init)

@@ -1,0 +1,132 @@
+/* protocol.h: the raw record stream from the mgtrace Valgrind probe to the
+   Go driver (record/internal/probe mirrors every number here).
+
+   The probe only captures: it appends raw records to a buffer and writes
+   the buffer to a FIFO the driver reads. Every decision (what an event
+   means, how it is encoded, what the source line is) is the driver's.
+
+   The stream is a sequence of little-endian 64-bit words. Every record
+   starts with a header word:
+
+       bits  0..7   record type (MGT_REC_*)
+       bits  8..31  type-specific (see each type)
+       bits 32..63  type-specific
+
+   Records other than SB_EXEC carry their length in words (header
+   included) in bits 8..31, so a reader can skip unknown types.
+
+   SB_EXEC records are the hot path and carry no length: their layout is
+   given by the SB_DEF record of the same superblock id, which always comes
+   earlier in the stream. */
+#ifndef MGT_PROTOCOL_H
+#define MGT_PROTOCOL_H
+
+#define MGT_PROTOCOL_VERSION 1
+
+/* HELLO: version in bits 32..63; then words: pid, valgrind's main thread
+   id. First record of every stream. */
+#define MGT_REC_HELLO 1
+
+/* SB_DEF: a superblock was translated. Bits 32..63: superblock id (ids are
+   never reused). Words after the header:
+     [0] number of instructions N, number of sites S (N | S << 32)
+     [1..N] per instruction: pc (bits 0..55) | length (bits 56..63)
+     then the code bytes of all N instructions, concatenated, padded with
+       zeros to a whole word
+     then S site words, in the order the SB_EXEC record's data words are
+       written:
+         bits  0..7   site kind (MGT_SITE_*)
+         bits  8..15  access size in bytes (LOAD/STORE/CAS), or 0
+         bits 16..23  base register (tracepb.Register numbering; 0 = none)
+         bits 24..31  number of data words the site writes
+         bits 32..47  index of its instruction in [1..N] (0-based)
+         bits 48..55  flags (MGT_SITEF_*)
+         bits 56..63  destination register (DERIVE)
+       followed, when MGT_SITEF_DISP is set, by one word: the constant
+       displacement (address minus base register value) */
+#define MGT_REC_SB_DEF 2
+
+/* SB_EXEC: a superblock ran. Bits 8..15: flags (MGT_EXECF_*); bits
+   16..31: exit number when MGT_EXECF_EXIT (the side exit taken, counting
+   MGT_SITE_EXIT sites from 0), or the number of data words that follow
+   when MGT_EXECF_CUT; bits 32..63: superblock id. Then the data words of
+   the sites, in site order, up to the exit taken (all sites when the
+   superblock ran to its end). */
+#define MGT_REC_SB_EXEC 3
+#define MGT_EXECF_EXIT 0x01 /* left through a side exit */
+#define MGT_EXECF_CUT  0x02 /* stopped by a synchronous signal */
+
+/* SYSCALL: bits 32..63: syscall number. Words: thread id, pc (guest IP
+   after the syscall instruction), args[6], result (raw kernel result:
+   -errno on failure). Written when the syscall completes, which for a
+   blocking syscall may be after other threads ran. */
+#define MGT_REC_SYSCALL 4
+
+/* THREAD_SWITCH: bits 32..63: the Valgrind thread id that runs next. */
+#define MGT_REC_THREAD_SWITCH 5
+/* THREAD_CREATE: bits 32..63: the new thread's id. Word: parent id. */
+#define MGT_REC_THREAD_CREATE 6
+/* THREAD_EXIT: bits 32..63: the exiting thread's id. */
+#define MGT_REC_THREAD_EXIT 7
+
+/* SIGNAL: a signal is delivered to a handler of the program. Bits
+   32..63: signal number. Word: pc (guest IP at delivery). A signal that
+   kills the program is not delivered: the driver learns it from how
+   Valgrind ends. */
+#define MGT_REC_SIGNAL 8
+
+/* CLIENT: a client request. Bits 32..63: request code (MGT_REQ_*). Words:
+   pc (guest IP after the request's special instruction sequence), args[4], name length in bytes, then the name's bytes padded to a
+   whole word. */
+#define MGT_REC_CLIENT 9
+
+/* MMAP: a file or anonymous range was mapped. Words: start, length,
+   protection (bit 0 read, bit 1 write, bit 2 execute), file offset, path
+   length in bytes (0 for anonymous memory), then the path's bytes padded
+   with zeros to a whole word. Sent for the mappings present at startup
+   too. */
+#define MGT_REC_MMAP 10
+/* MUNMAP: words: start, length. */
+#define MGT_REC_MUNMAP 11
+
+/* CUT: the SB being run was interrupted (by a synchronous signal, or by
+   the end of the process) after the data words its header now counts
+   (MGT_EXECF_CUT). Word: the first uncommitted word, which the interrupted
+   site had written before its instruction faulted: for a memory access,
+   the address it accessed. Emitted before any other record that follows
+   the interruption. */
+#define MGT_REC_CUT 13
+
+/* EXIT: the process ended. Bits 32..63: exit code (as Valgrind's fini
+   saw it). Last record of a whole stream. */
+#define MGT_REC_EXIT 12
+
+/* Site kinds and the data words each writes (in this order). */
+#define MGT_SITE_LOAD   1 /* addr (written before the access), then the
+                             value: 1 word for 1..8 bytes, size/8 words
+                             for wider accesses (after the access);
+                             + base register value when MGT_SITEF_BASE */
+#define MGT_SITE_STORE  2 /* addr, value word(s) (both written before the
+                             store, committed after it); + base value
+                             when MGT_SITEF_BASE */
+#define MGT_SITE_CAS    3 /* addr, old value, expected value, new value
+                             (the store happened iff old == expected) */
+#define MGT_SITE_DERIVE 4 /* result, base value */
+#define MGT_SITE_EXIT   5 /* no words: a side exit (its number is its
+                             position among EXIT sites) */
+#define MGT_SITE_CALL   6 /* target, rdi, rsi, rdx, rcx, r8, r9, rsp;
+                             the superblock's end is a call */
+#define MGT_SITE_RET    7 /* target, rax, rsp; the superblock's end is a
+                             return */
+
+/* Site flags. */
+#define MGT_SITEF_DISP 0x01 /* a displacement word follows the site word:
+                               base = address - displacement */
+#define MGT_SITEF_BASE 0x02 /* the base register's value is written as
+                               the site's last data word */
+
+/* Client request codes: VG_USERREQ_TOOL_BASE('M','G') + n. */
+#define MGT_REQ_CPOINT 1
+#define MGT_REQ_MARK   2
+
+#endif
