@@ -479,6 +479,11 @@ func (d *Decoder) sbDef(id uint32, n int) error {
 			sb.runEnd[i] = sb.runEnd[i+1]
 		}
 	}
+	// The probe numbers superblocks 1, 2, 3, ...: an id further on is not
+	// from the probe (and must not make the table grow without bound).
+	if uint64(id) > uint64(len(d.sbs))+1 {
+		return d.bad("superblock id %d out of sequence (next is %d)", id, max(len(d.sbs), 1))
+	}
 	for uint32(len(d.sbs)) <= id {
 		d.sbs = append(d.sbs, nil)
 	}

@@ -1,0 +1,331 @@
+package probe
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"io"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/mgtrace/mgtrace/schema"
+)
+
+// stream builds a raw probe stream the way record/vgtool/mgt_main.c
+// writes it (see protocol.h).
+type stream struct{ words []uint64 }
+
+func hdr(typ, mid, top uint64) uint64 { return typ | mid<<8 | top<<32 }
+
+func (s *stream) put(w ...uint64) *stream { s.words = append(s.words, w...); return s }
+
+func (s *stream) hello() *stream { return s.put(hdr(recHello, 3, ProtocolVersion), 4242, 1) }
+
+func (s *stream) switchTo(tid uint64) *stream { return s.put(hdr(recThreadSwitch, 1, tid)) }
+
+// sbDef defines superblock id with instructions (pc, len) and site words
+// (plus displacement words where the site says so).
+func (s *stream) sbDef(id uint64, insns [][2]uint64, sites ...uint64) *stream {
+	codeLen := 0
+	for _, in := range insns {
+		codeLen += int(in[1])
+	}
+	codeWords := (codeLen + 7) / 8
+	nsites := 0
+	for i := 0; i < len(sites); i++ {
+		nsites++
+		if sites[i]>>48&0xff&siteDisp != 0 {
+			i++
+		}
+	}
+	n := 2 + len(insns) + codeWords + len(sites)
+	s.put(hdr(recSBDef, uint64(n), id), uint64(len(insns))|uint64(nsites)<<32)
+	for _, in := range insns {
+		s.put(in[0] | in[1]<<56)
+	}
+	for i := 0; i < codeWords; i++ {
+		s.put(0x9090909090909090) // nops
+	}
+	return s.put(sites...)
+}
+
+func siteWord(kind, size, reg, nwords, insn, flags, dest uint64) uint64 {
+	return kind | size<<8 | reg<<16 | nwords<<24 | insn<<32 | flags<<48 | dest<<56
+}
+
+func (s *stream) bytes() []byte {
+	b := make([]byte, 8*len(s.words))
+	for i, w := range s.words {
+		binary.LittleEndian.PutUint64(b[8*i:], w)
+	}
+	return b
+}
+
+// collect is a Sink that keeps copies of everything.
+type collect struct {
+	events []schema.Event
+	insns  map[uint64]int
+	maps   []Mapping
+}
+
+func (c *collect) Event(ev *schema.Event) error {
+	e := *ev
+	e.Data = append([]byte(nil), ev.Data...)
+	if len(e.Data) == 0 {
+		e.Data = nil
+	}
+	c.events = append(c.events, e)
+	return nil
+}
+func (c *collect) Instruction(pc uint64, code []byte) {
+	if c.insns == nil {
+		c.insns = map[uint64]int{}
+	}
+	c.insns[pc] = len(code)
+}
+func (c *collect) Map(m Mapping)         { c.maps = append(c.maps, m) }
+func (c *collect) Unmap(start, n uint64) {}
+
+func decode(t *testing.T, s *stream) (*collect, *Decoder) {
+	t.Helper()
+	c := &collect{}
+	d := NewDecoder(bytes.NewReader(s.bytes()), c)
+	if err := d.Run(); err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	return c, d
+}
+
+// A superblock of three instructions at 0x1000 (3, 4 and 2 bytes): a load
+// through rbx+8 (displacement), a store through rbp with its base value
+// written, and a call at its end.
+func listSB(s *stream) *stream {
+	return s.sbDef(1, [][2]uint64{{0x1000, 3}, {0x1003, 4}, {0x1007, 2}},
+		siteWord(siteLoad, 8, 4, 2, 0, siteDisp, 0), 8,
+		siteWord(siteStore, 4, 6, 3, 1, siteBase, 0),
+		siteWord(siteExit, 0, 0, 0, 1, 0, 0),
+		siteWord(siteCall, 0, 0, 8, 2, 0, 0))
+}
+
+func TestDecodeSuperblock(t *testing.T) {
+	s := (&stream{}).hello().switchTo(1)
+	listSB(s)
+	// Runs to its end: load addr, value; store addr, value, base; call words.
+	s.put(hdr(recSBExec, 0, 1), 0x5008, 0x5020, 0x7ff0, 42, 0x8000, 0x2000, 1, 2, 3, 4, 5, 6, 0x7fe8)
+	c, d := decode(t, s)
+	want := []schema.Event{
+		{Kind: schema.KindBlock, Thread: 1, PC: 0x1000, Count: 3},
+		{Kind: schema.KindLoad, Thread: 1, PC: 0x1000, Addr: 0x5008, Size: 8, Value: 0x5020, BaseReg: 4, Base: 0x5000},
+		{Kind: schema.KindStore, Thread: 1, PC: 0x1003, Addr: 0x7ff0, Size: 4, Value: 42, BaseReg: 6, Base: 0x8000},
+		{Kind: schema.KindCall, Thread: 1, PC: 0x1007, Addr: 0x2000, SP: 0x7fe8, Args: [6]uint64{1, 2, 3, 4, 5, 6}},
+	}
+	if !reflect.DeepEqual(c.events, want) {
+		t.Fatalf("events:\n got %+v\nwant %+v", c.events, want)
+	}
+	if len(c.insns) != 3 || c.insns[0x1003] != 4 {
+		t.Fatalf("instructions %v", c.insns)
+	}
+	if d.PID() != 4242 || d.Stats().Superblocks != 1 || d.Stats().Executions != 1 {
+		t.Fatalf("pid %d stats %+v", d.PID(), d.Stats())
+	}
+}
+
+func TestDecodeSideExitAndCut(t *testing.T) {
+	s := (&stream{}).hello().switchTo(1)
+	listSB(s)
+	// Left through exit 0 (after the store, in instruction 1): no call words.
+	s.put(hdr(recSBExec, execExit|0<<8, 1), 0x5008, 0x5020, 0x7ff0, 42, 0x8000)
+	// Cut after the load's 2 words: the store faulted; its address 0x66 is
+	// the pending word of the CUT record; then a fatal signal.
+	s.put(hdr(recSBExec, execCut|2<<8, 1), 0x5008, 0x5020)
+	s.put(hdr(recCut, 2, 0), 0x66)
+	s.put(hdr(recExit, 1, 0))
+	c, d := decode(t, s)
+	if err := d.Finish(11, 0); err != nil {
+		t.Fatal(err)
+	}
+	kinds := []string{}
+	for _, ev := range c.events {
+		kinds = append(kinds, ev.Kind.String())
+	}
+	got := strings.Join(kinds, " ")
+	wantKinds := "block load store block load signal exit"
+	if got != wantKinds {
+		t.Fatalf("kinds %q, want %q", got, wantKinds)
+	}
+	// The first execution ran instructions 0 and 1 (the exit is in 1).
+	if c.events[0].Count != 2 {
+		t.Fatalf("side exit: block of %d instructions, want 2", c.events[0].Count)
+	}
+	// The cut one completed only instruction 0.
+	if c.events[3].Count != 1 {
+		t.Fatalf("cut: block of %d instructions, want 1", c.events[3].Count)
+	}
+	sig := c.events[5]
+	if sig.Num != 11 || sig.PC != 0x1003 || sig.Addr != 0x66 {
+		t.Fatalf("signal %+v, want SIGSEGV at 0x1003 for address 0x66", sig)
+	}
+	if ex := c.events[6]; ex.Num != 11 {
+		t.Fatalf("exit %+v", ex)
+	}
+}
+
+// A superblock interrupted without a signal (Valgrind restarted the
+// instruction) must not lend its fault to a later signal.
+func TestDecodeTransparentCut(t *testing.T) {
+	s := (&stream{}).hello().switchTo(1)
+	listSB(s)
+	s.put(hdr(recSBExec, execCut|2<<8, 1), 0x5008, 0x5020)
+	s.put(hdr(recCut, 2, 0), 0x66)
+	s.put(hdr(recSBExec, 0, 1), 0x5008, 0x5020, 0x7ff0, 42, 0x8000, 0x2000, 1, 2, 3, 4, 5, 6, 0x7fe8)
+	s.put(hdr(recSignal, 2, 10), 0x4000) // SIGUSR1 delivered later
+	c, _ := decode(t, s)
+	sig := c.events[len(c.events)-1]
+	if sig.Kind != schema.KindSignal || sig.PC != 0x4000 || sig.Addr != 0 {
+		t.Fatalf("signal %+v: want pc 0x4000 and no fault address", sig)
+	}
+}
+
+func TestDecodeThreadsSyscallsClient(t *testing.T) {
+	s := (&stream{}).hello().switchTo(1)
+	s.put(hdr(recThreadCreate, 2, 2), 1) // valgrind thread 2
+	s.switchTo(2)
+	// A syscall of thread 1 completing while thread 2 runs: it is thread 1's.
+	s.put(hdr(recSyscall, 10, 12), 1, 0x3002, 0, 0, 0, 0, 0, 0, 0x9000)
+	name := "list"
+	s.put(hdr(recClient, 8, 1), 0x4003, 0x7000, 0, 0, 0, uint64(len(name)), binary.LittleEndian.Uint64([]byte(name+"\x00\x00\x00\x00")))
+	s.put(hdr(recThreadExit, 1, 2))
+	// Valgrind reuses thread id 2 for a new thread: a new trace thread.
+	s.put(hdr(recThreadCreate, 2, 2), 1)
+	c, _ := decode(t, s)
+	type ev struct {
+		k      schema.Kind
+		thread schema.ThreadID
+		tid    schema.ThreadID
+	}
+	var got []ev
+	for _, e := range c.events {
+		got = append(got, ev{e.Kind, e.Thread, e.TID})
+	}
+	want := []ev{
+		{schema.KindThreadCreate, 1, 2},
+		{schema.KindThreadSwitch, 2, 2},
+		{schema.KindThreadSwitch, 1, 1},
+		{schema.KindSyscall, 1, 0},
+		{schema.KindClientRequest, 1, 0},
+		{schema.KindThreadSwitch, 2, 2},
+		{schema.KindThreadExit, 2, 0},
+		{schema.KindThreadCreate, 2, 3},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("events:\n got %+v\nwant %+v", got, want)
+	}
+	if sc := c.events[3]; sc.PC != 0x3000 || sc.Num != 12 || sc.Value != 0x9000 {
+		t.Fatalf("syscall %+v: want pc 0x3000 (the syscall instruction)", sc)
+	}
+	if cr := c.events[4]; cr.Name != "list" || cr.Num != 1 || cr.PC != 0x4000 || cr.Args[0] != 0x7000 {
+		t.Fatalf("client request %+v", cr)
+	}
+}
+
+func TestDecodeWideCASAndDerive(t *testing.T) {
+	s := (&stream{}).hello().switchTo(1)
+	// brk: heap [0x9000, 0xa000).
+	s.put(hdr(recSyscall, 10, sysBrk), 1, 0x3002, 0, 0, 0, 0, 0, 0, 0x9000)
+	s.put(hdr(recSyscall, 10, sysBrk), 1, 0x3002, 0xa000, 0, 0, 0, 0, 0, 0xa000)
+	s.sbDef(1, [][2]uint64{{0x1000, 4}, {0x1004, 5}, {0x1009, 4}},
+		siteWord(siteStore, 16, 0, 3, 0, 0, 0),
+		siteWord(siteCAS, 8, 0, 4, 1, 0, 0),
+		siteWord(siteDerive, 0, 4, 2, 2, 0, 1),
+		siteWord(siteDerive, 0, 4, 2, 2, 0, 1))
+	s.put(hdr(recSBExec, 0, 1),
+		0x9100, 0x1122334455667788, 0x99aabbccddeeff00, // wide store
+		0x9200, 5, 5, 6, // CAS that succeeds
+		0x9010, 0x9000, // derivation into the heap: kept
+		0x10, 0x0) // not a heap address: dropped
+	c, d := decode(t, s)
+	var wide, cas, derive []schema.Event
+	for _, e := range c.events {
+		switch {
+		case e.Kind == schema.KindStore && e.Size == 16:
+			wide = append(wide, e)
+		case e.PC == 0x1004:
+			cas = append(cas, e)
+		case e.Kind == schema.KindDerive:
+			derive = append(derive, e)
+		}
+	}
+	if len(wide) != 1 || wide[0].Value != 0x1122334455667788 || len(wide[0].Data) != 16 || wide[0].Data[8] != 0x00 || wide[0].Data[15] != 0x99 {
+		t.Fatalf("wide store %+v", wide)
+	}
+	if len(cas) != 2 || cas[0].Kind != schema.KindLoad || cas[0].Value != 5 || cas[1].Kind != schema.KindStore || cas[1].Value != 6 {
+		t.Fatalf("CAS events %+v", cas)
+	}
+	if len(derive) != 1 || derive[0].Addr != 0x9010 || derive[0].Base != 0x9000 || derive[0].Reg != 1 || derive[0].BaseReg != 4 {
+		t.Fatalf("derivations %+v", derive)
+	}
+	if d.Stats().Dropped != 1 {
+		t.Fatalf("dropped %d derivations, want 1", d.Stats().Dropped)
+	}
+}
+
+func TestDecodeMalformed(t *testing.T) {
+	cases := []struct {
+		name string
+		s    *stream
+		want string
+	}{
+		{"undefined superblock", (&stream{}).hello().switchTo(1).put(hdr(recSBExec, 0, 9)), "undefined superblock 9"},
+		{"zero-length record", (&stream{}).put(hdr(recMmap, 0, 0)), "claims 0 words"},
+		{"wrong version", (&stream{}).put(hdr(recHello, 3, 99), 1, 1), "protocol 99"},
+		{"bad exit number", listSB((&stream{}).hello().switchTo(1)).put(hdr(recSBExec, execExit|5<<8, 1)), "exit 5 of 1"},
+		{"superblock id out of sequence", (&stream{}).hello().sbDef(700000000, [][2]uint64{{0x1000, 1}}), "out of sequence"},
+		{"bad site", (&stream{}).hello().sbDef(1, [][2]uint64{{0x1000, 1}}, siteWord(siteLoad, 8, 0, 9, 0, 0, 0)), "writes 9 words"},
+		{"site beyond instructions", (&stream{}).hello().sbDef(1, [][2]uint64{{0x1000, 1}}, siteWord(siteExit, 0, 0, 0, 3, 0, 0)), "instruction 3 of 1"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			d := NewDecoder(bytes.NewReader(c.s.bytes()), &collect{})
+			err := d.Run()
+			if err == nil || !errors.Is(err, errStream) || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("Run = %v, want a stream error containing %q", err, c.want)
+			}
+		})
+	}
+}
+
+// A stream cut inside a record (the probe was killed) ends after the last
+// whole record.
+func TestDecodeTruncated(t *testing.T) {
+	s := (&stream{}).hello().switchTo(1)
+	listSB(s)
+	s.put(hdr(recSBExec, 0, 1), 0x5008, 0x5020, 0x7ff0, 42, 0x8000, 0x2000, 1, 2, 3, 4, 5, 6, 0x7fe8)
+	b := s.bytes()
+	b = append(b, s.bytes()[len(b)-13*8:len(b)-5*8]...) // half of another execution
+	c := &collect{}
+	err := NewDecoder(bytes.NewReader(b), c).Run()
+	if err != io.ErrUnexpectedEOF {
+		t.Fatalf("Run = %v, want io.ErrUnexpectedEOF", err)
+	}
+	if len(c.events) != 4 {
+		t.Fatalf("%d events, want the 4 of the whole execution", len(c.events))
+	}
+}
+
+// FuzzDecoder feeds arbitrary streams to the decoder: it must return an
+// error or nil, never panic or hang.
+func FuzzDecoder(f *testing.F) {
+	s := (&stream{}).hello().switchTo(1)
+	listSB(s)
+	s.put(hdr(recSBExec, 0, 1), 0x5008, 0x5020, 0x7ff0, 42, 0x8000, 0x2000, 1, 2, 3, 4, 5, 6, 0x7fe8)
+	s.put(hdr(recSBExec, execCut|2<<8, 1), 0x5008, 0x5020)
+	s.put(hdr(recCut, 2, 0), 0x66)
+	f.Add(s.bytes())
+	f.Add((&stream{}).hello().put(hdr(recMmap, 8, 0), 0x1000, 0x2000, 5, 0, 9, 0x6c2f7273752f, 0x62).bytes())
+	f.Fuzz(func(t *testing.T, b []byte) {
+		d := NewDecoder(bytes.NewReader(b), &collect{})
+		_ = d.Run()
+		_ = d.Finish(11, 0)
+	})
+}
