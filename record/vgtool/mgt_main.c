@@ -31,11 +31,18 @@
 #include "pub_tool_aspacemgr.h"
 #include "pub_tool_threadstate.h"
 #include "pub_tool_vki.h"
+#include "pub_tool_vkiscnums.h"
 #include "pub_tool_mallocfree.h"
 #include "libvex_guest_offsets.h"
 #include "valgrind.h"
 
 #include "protocol.h"
+
+/* From Valgrind's core (m_libcfile.c), linked into every tool but not in
+   the tool headers: needed to make the FIFO's descriptor close-on-exec. */
+extern Int VG_(fcntl)(Int fd, Int cmd, Addr arg);
+#define MGT_F_SETFD 2
+#define MGT_FD_CLOEXEC 1
 
 /* ------------------------------------------------------------------ */
 /* The buffer                                                          */
@@ -54,6 +61,9 @@ static const HChar* mgt_out = 0;
 static ULong mgt_next_sb_id = 1;
 static ThreadId mgt_last_tid = VG_INVALID_THREADID;
 static Bool mgt_write_failed = False;
+/* False in a process that is not the recorded one (a forked child that
+   ran exec): it runs uninstrumented and writes nothing. */
+static Bool mgt_recording = True;
 
 /* Writes the buffer to the FIFO. A failed write (the driver died) stops
    the stream; the program goes on running. */
@@ -85,6 +95,10 @@ static void settle(void);
 static void need(SizeT n)
 {
    tl_assert(n < BUF_WORDS / 2);
+   if (!mgt_recording) {
+      mgt_cur = mgt_buf; /* nothing is sent: keep room */
+      return;
+   }
    if (mgt_sb_hdr != 0) {
       settle();
    }
@@ -392,6 +406,9 @@ static IRSB* mgt_instrument(VgCallbackClosure* closure, IRSB* in, const VexGuest
                             const VexGuestExtents* vge, const VexArchInfo* archinfo_host,
                             IRType gWordTy, IRType hWordTy)
 {
+   if (!mgt_recording) {
+      return in;
+   }
    IRTypeEnv* env = in->tyenv;
    Int ntmps = env->types_used;
    TmpInfo* info = VG_(calloc)("mgt.tmpinfo", ntmps > 0 ? ntmps : 1, sizeof(TmpInfo));
@@ -638,6 +655,9 @@ static IRSB* mgt_instrument(VgCallbackClosure* closure, IRSB* in, const VexGuest
 
 static void on_start_client_code(ThreadId tid, ULong blocks)
 {
+   if (!mgt_recording) {
+      return;
+   }
    if (tid != mgt_last_tid) {
       need(1);
       put(hdr(MGT_REC_THREAD_SWITCH, 1, tid));
@@ -664,6 +684,12 @@ static UWord (*pending_args)[6];
 
 static void pre_syscall(ThreadId tid, UInt sysno, UWord* args, UInt nargs)
 {
+   if (sysno == __NR_execve || sysno == __NR_execveat) {
+      /* If the exec succeeds this image ends without fini: send what the
+         buffer holds. The new image's probe goes on with a new HELLO. */
+      need(1);
+      mgt_flush();
+   }
    for (UInt i = 0; i < 6; i++) {
       pending_args[tid][i] = i < nargs ? args[i] : 0;
    }
@@ -809,11 +835,51 @@ static void on_fork_child(ThreadId tid)
    mgt_write_failed = True;
 }
 
+/* Decides whether this process is the recorded one. Valgrind follows exec
+   (--trace-children=yes) so that a program started through a wrapper
+   script is recorded; the first probe instance writes its pid to
+   <fifo>.owner, and a later instance records only if it has the same pid
+   (the same process after exec), not if it is a forked child's exec. */
+static Bool is_recorded_process(void)
+{
+   HChar path[4200];
+   HChar buf[32];
+   Int pid = VG_(getpid)();
+   if (VG_(strlen)(mgt_out) > 4000) {
+      return True;
+   }
+   VG_(sprintf)(path, "%s.owner", mgt_out);
+   SysRes r = VG_(open)(path, VKI_O_CREAT | VKI_O_EXCL | VKI_O_WRONLY, 0600);
+   if (!sr_isError(r)) {
+      Int n = VG_(sprintf)(buf, "%d\n", pid);
+      VG_(write)(sr_Res(r), buf, n);
+      VG_(close)(sr_Res(r));
+      return True;
+   }
+   r = VG_(open)(path, VKI_O_RDONLY, 0);
+   if (sr_isError(r)) {
+      return False;
+   }
+   Int n = VG_(read)(sr_Res(r), buf, sizeof buf - 1);
+   VG_(close)(sr_Res(r));
+   if (n <= 0) {
+      return False;
+   }
+   buf[n] = 0;
+   return VG_(strtoll10)(buf, 0) == pid;
+}
+
 static void mgt_post_clo_init(void)
 {
    if (mgt_out == 0) {
       VG_(fmsg)("mgtrace: --mgt-out=<fifo> is required (run the probe through `record`)\n");
       VG_(exit)(2);
+   }
+   pending_args = VG_(calloc)("mgt.args", VG_N_THREADS, sizeof(*pending_args));
+   if (!is_recorded_process()) {
+      mgt_recording = False;
+      mgt_write_failed = True;
+      return;
    }
    SysRes r = VG_(open)(mgt_out, VKI_O_WRONLY, 0);
    if (sr_isError(r)) {
@@ -821,7 +887,8 @@ static void mgt_post_clo_init(void)
       VG_(exit)(2);
    }
    mgt_fd = hide_fd(sr_Res(r));
-   pending_args = VG_(calloc)("mgt.args", VG_N_THREADS, sizeof(*pending_args));
+   /* Closed on exec: the next image's probe opens the FIFO again. */
+   VG_(fcntl)(mgt_fd, MGT_F_SETFD, MGT_FD_CLOEXEC);
    VG_(atfork)(0, 0, on_fork_child);
    need(3);
    put(hdr(MGT_REC_HELLO, 3, MGT_PROTOCOL_VERSION));

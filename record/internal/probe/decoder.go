@@ -28,6 +28,9 @@ type Sink interface {
 	// Map and Unmap report changes to the address space.
 	Map(m Mapping)
 	Unmap(start, length uint64)
+	// Exec reports that the process replaced its program (execve): the
+	// mappings that follow belong to the new image.
+	Exec()
 }
 
 // sbInsn is one instruction of a superblock.
@@ -63,6 +66,7 @@ type Stats struct {
 	Superblocks uint64 // SB_DEF records
 	Executions  uint64 // SB_EXEC records
 	Dropped     uint64 // derivations dropped because their result is not a heap address
+	Images      uint64 // program images replaced by exec
 }
 
 // Decoder turns the probe's raw stream into events.
@@ -209,13 +213,17 @@ func (d *Decoder) record(h uint64) error {
 		if n < 3 {
 			return d.bad("short hello")
 		}
-		d.version = top
-		if d.version != ProtocolVersion {
-			return fmt.Errorf("%w: probe speaks protocol %d, the recorder %d (rebuild the probe)", errStream, d.version, ProtocolVersion)
+		if top != ProtocolVersion {
+			return fmt.Errorf("%w: probe speaks protocol %d, the recorder %d (rebuild the probe)", errStream, top, ProtocolVersion)
 		}
+		again := d.version != 0
+		d.version = top
 		d.pid = d.word()
 		d.word()
 		d.skip(n - 3)
+		if again {
+			d.execed()
+		}
 	case recSBDef:
 		return d.sbDef(uint32(top), n-1)
 	case recSyscall:
@@ -334,6 +342,22 @@ func (d *Decoder) record(h uint64) error {
 	return nil
 }
 
+// execed starts over after the process ran exec: a new program image
+// with its own probe, whose superblock and thread ids start again. Its
+// first thread is the one that called exec; the old image's other threads
+// are gone.
+func (d *Decoder) execed() {
+	d.sbs = d.sbs[:0]
+	clear(d.threadOf)
+	if d.cur != 0 {
+		d.threadOf[1] = d.cur
+	}
+	d.heap = heapRanges{}
+	d.cut.ok, d.cut.havePending = false, false
+	d.stats.Images++
+	d.sink.Exec()
+}
+
 // threadExit emits the exit of thread t.
 func (d *Decoder) threadExit(t schema.ThreadID) error {
 	if err := d.switchTo(t); err != nil {
@@ -434,11 +458,31 @@ func (d *Decoder) sbDef(id uint32, n int) error {
 		return d.bad("superblock %d: %d code bytes do not fit its record", id, codeLen)
 	}
 	code := d.buf[d.r : d.r+codeLen]
+	// VEX decodes Valgrind's client-request sequence (four rotates and an
+	// xchg, 19 bytes) as one instruction; the trace holds the five real
+	// ones, so that instruction boundaries and the request's pc are true.
+	// newIndex maps the probe's instruction indexes to the trace's (a split
+	// instruction's sites go to its last piece).
+	newIndex := make([]int, ni)
+	insns := make([]sbInsn, 0, ni)
 	off := 0
-	for _, in := range sb.insns {
-		d.sink.Instruction(in.pc, code[off:off+int(in.len)])
+	for i, in := range sb.insns {
+		c := code[off : off+int(in.len)]
 		off += int(in.len)
+		if isClientRequestSequence(c) {
+			for k := uint64(0); k < 4; k++ {
+				insns = append(insns, sbInsn{pc: in.pc + 4*k, len: 4})
+				d.sink.Instruction(in.pc+4*k, c[4*k:4*k+4])
+			}
+			insns = append(insns, sbInsn{pc: in.pc + 16, len: 3})
+			d.sink.Instruction(in.pc+16, c[16:19])
+		} else {
+			insns = append(insns, in)
+			d.sink.Instruction(in.pc, c)
+		}
+		newIndex[i] = len(insns) - 1
 	}
+	sb.insns = insns
 	d.skip(codeWords)
 	used += codeWords
 	for i := 0; i < ns; i++ {
@@ -459,6 +503,7 @@ func (d *Decoder) sbDef(id uint32, n int) error {
 		if int(s.insn) >= ni {
 			return d.bad("superblock %d: site %d names instruction %d of %d", id, i, s.insn, ni)
 		}
+		s.insn = uint16(newIndex[s.insn])
 		if err := checkSite(&s); err != nil {
 			return d.bad("superblock %d: site %d: %v", id, i, err)
 		}
@@ -472,6 +517,7 @@ func (d *Decoder) sbDef(id uint32, n int) error {
 	for i, s := range sb.sites {
 		sb.wordsBefore[i+1] = sb.wordsBefore[i] + int(s.nwords)
 	}
+	ni = len(sb.insns)
 	sb.runEnd = make([]int, ni)
 	for i := ni - 1; i >= 0; i-- {
 		sb.runEnd[i] = i
@@ -490,6 +536,23 @@ func (d *Decoder) sbDef(id uint32, n int) error {
 	d.sbs[id] = sb
 	d.stats.Superblocks++
 	return nil
+}
+
+// clientRequestPreamble is the start of Valgrind's special instruction
+// sequence on amd64: rol $3, $13, $61, $51 of %rdi.
+var clientRequestPreamble = [16]byte{0x48, 0xc1, 0xc7, 0x03, 0x48, 0xc1, 0xc7, 0x0d, 0x48, 0xc1, 0xc7, 0x3d, 0x48, 0xc1, 0xc7, 0x33}
+
+// isClientRequestSequence reports whether c is the whole special sequence:
+// the preamble and an xchg of %rbx, %rcx, %rdx or %rdi with itself.
+func isClientRequestSequence(c []byte) bool {
+	if len(c) != 19 || [16]byte(c[:16]) != clientRequestPreamble || c[16] != 0x48 || c[17] != 0x87 {
+		return false
+	}
+	switch c[18] {
+	case 0xdb, 0xc9, 0xd2, 0xff:
+		return true
+	}
+	return false
 }
 
 // checkSite checks that a site's word count fits its kind.

@@ -27,9 +27,17 @@ func (s *stream) switchTo(tid uint64) *stream { return s.put(hdr(recThreadSwitch
 // sbDef defines superblock id with instructions (pc, len) and site words
 // (plus displacement words where the site says so).
 func (s *stream) sbDef(id uint64, insns [][2]uint64, sites ...uint64) *stream {
+	return s.sbDefCode(id, insns, nil, sites...)
+}
+
+// sbDefCode is sbDef with the instructions' code bytes (nops when nil).
+func (s *stream) sbDefCode(id uint64, insns [][2]uint64, code []byte, sites ...uint64) *stream {
 	codeLen := 0
 	for _, in := range insns {
 		codeLen += int(in[1])
+	}
+	if code == nil {
+		code = bytes.Repeat([]byte{0x90}, codeLen)
 	}
 	codeWords := (codeLen + 7) / 8
 	nsites := 0
@@ -44,8 +52,10 @@ func (s *stream) sbDef(id uint64, insns [][2]uint64, sites ...uint64) *stream {
 	for _, in := range insns {
 		s.put(in[0] | in[1]<<56)
 	}
+	padded := make([]byte, 8*codeWords)
+	copy(padded, code)
 	for i := 0; i < codeWords; i++ {
-		s.put(0x9090909090909090) // nops
+		s.put(binary.LittleEndian.Uint64(padded[8*i:]))
 	}
 	return s.put(sites...)
 }
@@ -67,6 +77,7 @@ type collect struct {
 	events []schema.Event
 	insns  map[uint64]int
 	maps   []Mapping
+	execs  int
 }
 
 func (c *collect) Event(ev *schema.Event) error {
@@ -85,6 +96,7 @@ func (c *collect) Instruction(pc uint64, code []byte) {
 	c.insns[pc] = len(code)
 }
 func (c *collect) Map(m Mapping)         { c.maps = append(c.maps, m) }
+func (c *collect) Exec()                 { c.execs++ }
 func (c *collect) Unmap(start, n uint64) {}
 
 func decode(t *testing.T, s *stream) (*collect, *Decoder) {
@@ -292,6 +304,54 @@ func TestDecodeMalformed(t *testing.T) {
 				t.Fatalf("Run = %v, want a stream error containing %q", err, c.want)
 			}
 		})
+	}
+}
+
+// After exec the new image's probe starts again: superblock ids from 1,
+// its thread 1 is the thread that called exec.
+func TestDecodeExec(t *testing.T) {
+	s := (&stream{}).hello().switchTo(1)
+	listSB(s)
+	s.put(hdr(recSBExec, 0, 1), 0x5008, 0x5020, 0x7ff0, 42, 0x8000, 0x2000, 1, 2, 3, 4, 5, 6, 0x7fe8)
+	s.hello().switchTo(1)
+	s.sbDef(1, [][2]uint64{{0x9000, 2}}, siteWord(siteLoad, 8, 0, 2, 0, 0, 0))
+	s.put(hdr(recSBExec, 0, 1), 0x1234, 7)
+	c, d := decode(t, s)
+	last := c.events[len(c.events)-1]
+	if last.Kind != schema.KindLoad || last.PC != 0x9000 || last.Addr != 0x1234 || last.Thread != 1 {
+		t.Fatalf("after exec: %+v", last)
+	}
+	for _, e := range c.events {
+		if e.Kind == schema.KindThreadSwitch {
+			t.Fatalf("exec made a thread switch: %+v", e)
+		}
+	}
+	if c.execs != 1 || d.Stats().Images != 1 {
+		t.Fatalf("execs %d images %d, want 1", c.execs, d.Stats().Images)
+	}
+}
+
+// Valgrind's client-request sequence, one 19-byte instruction for VEX,
+// becomes its five real instructions, and the request's pc is the xchg.
+func TestDecodeClientRequestSequence(t *testing.T) {
+	code := append(append([]byte{}, clientRequestPreamble[:]...), 0x48, 0x87, 0xdb, 0x90)
+	s := (&stream{}).hello().switchTo(1)
+	s.sbDefCode(1, [][2]uint64{{0x1000, 19}, {0x1013, 1}}, code,
+		siteWord(siteStore, 8, 0, 2, 1, 0, 0))
+	s.put(hdr(recSBExec, 0, 1), 0x5000, 9)
+	s.put(hdr(recClient, 7, 1), 0x1013, 0, 0, 0, 0, 0)
+	c, _ := decode(t, s)
+	if len(c.insns) != 6 || c.insns[0x1000] != 4 || c.insns[0x100c] != 4 || c.insns[0x1010] != 3 || c.insns[0x1013] != 1 {
+		t.Fatalf("instructions %v, want 4 rotates, an xchg and a nop", c.insns)
+	}
+	if b := c.events[0]; b.Kind != schema.KindBlock || b.Count != 6 {
+		t.Fatalf("block %+v, want 6 instructions", b)
+	}
+	if st := c.events[1]; st.PC != 0x1013 {
+		t.Fatalf("store at %#x, want the nop's pc 0x1013", st.PC)
+	}
+	if cr := c.events[2]; cr.PC != 0x1010 {
+		t.Fatalf("client request at %#x, want the xchg at 0x1010", cr.PC)
 	}
 }
 

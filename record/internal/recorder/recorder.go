@@ -133,7 +133,7 @@ func Record(opts Options) (*Result, error) {
 
 	logPath := filepath.Join(work, "valgrind.log")
 	args := []string{"--tool=" + ToolName, "--mgt-out=" + fifo, "-q", "--log-file=" + logPath,
-		"--vex-guest-chase=no", "--child-silent-after-fork=yes"}
+		"--vex-guest-chase=no", "--trace-children=yes", "--child-silent-after-fork=yes"}
 	args = append(args, opts.ValgrindArgs...)
 	args = append(args, "--", prog)
 	args = append(args, opts.Args...)
@@ -171,9 +171,10 @@ func Record(opts Options) (*Result, error) {
 
 	// Open the FIFO's read end; if valgrind dies before it opens the write
 	// end, a watcher unblocks us by opening it itself.
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	pipe, waitErr, err := openFIFO(fifo, exited)
+	var waitErr error
+	exited := make(chan struct{})
+	go func() { waitErr = cmd.Wait(); close(exited) }()
+	pipe, err := openFIFO(fifo, exited)
 	if err != nil {
 		return nil, err
 	}
@@ -192,9 +193,15 @@ func Record(opts Options) (*Result, error) {
 		}
 		return nil, errors.New(strings.Join(msgs, "; "))
 	}
+	// Hold a write end open until valgrind exits: when the program runs
+	// exec, the old image's probe closes its end before the new one opens
+	// the FIFO again, and the stream must not end in between.
+	if keep, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+		go func() { <-exited; keep.Close() }()
+	}
 	finish, runErr := stream(pipe, out, hdr, opts, res)
 	pipe.Close()
-	waitErr = <-exited
+	<-exited
 	if err := exitStatus(waitErr, res); err != nil {
 		return nil, err
 	}
@@ -231,9 +238,9 @@ func orW(w io.Writer, d io.Writer) io.Writer {
 	return w
 }
 
-// openFIFO opens the FIFO for reading. It returns a nil file and the wait
-// error when valgrind exited without ever opening it.
-func openFIFO(path string, exited chan error) (*os.File, error, error) {
+// openFIFO opens the FIFO for reading. It returns a nil file when valgrind
+// exited without ever opening it.
+func openFIFO(path string, exited chan struct{}) (*os.File, error) {
 	type opened struct {
 		f   *os.File
 		err error
@@ -246,11 +253,11 @@ func openFIFO(path string, exited chan error) (*os.File, error, error) {
 	select {
 	case o := <-ch:
 		if o.err != nil {
-			return nil, nil, fmt.Errorf("open FIFO: %w", o.err)
+			return nil, fmt.Errorf("open FIFO: %w", o.err)
 		}
 		growPipe(o.f)
-		return o.f, nil, nil
-	case werr := <-exited:
+		return o.f, nil
+	case <-exited:
 		// Unblock the opener by opening the write end ourselves.
 		if w, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
 			w.Close()
@@ -258,7 +265,7 @@ func openFIFO(path string, exited chan error) (*os.File, error, error) {
 		if o := <-ch; o.f != nil {
 			o.f.Close()
 		}
-		return nil, werr, nil
+		return nil, nil
 	}
 }
 
@@ -386,7 +393,7 @@ func (s *sink) Map(m probe.Mapping) {
 	if !m.Exec || m.Path == "" {
 		return
 	}
-	main := !s.mainSeen && sameFile(m.Path, s.mainPath)
+	main := !s.mainSeen && (s.mainPath == "" || sameFile(m.Path, s.mainPath))
 	if main {
 		s.mainSeen = true
 	}
@@ -396,6 +403,13 @@ func (s *sink) Map(m probe.Mapping) {
 }
 
 func (s *sink) Unmap(start, length uint64) { s.tables.Unmap(start, start+length) }
+
+// Exec: the program replaced itself (a wrapper script ran the real
+// program): the new image's first executable mapping is its main module.
+func (s *sink) Exec() {
+	s.mainSeen = false
+	s.mainPath = ""
+}
 
 func (s *sink) warn(msg string) { s.warnings[msg] = true }
 
