@@ -185,8 +185,6 @@ func (w *Writer) Write(ev *Event) error {
 		return fmt.Errorf("event %d: %w", w.seq, err)
 	}
 	w.batch.add(ev)
-	w.counts[ev.Kind]++
-	w.account(ev)
 	w.seq++
 	if n := w.batch.len(); n >= w.opts.BatchEvents || n%1024 == 0 && w.batch.rawBytes() >= maxBatchRaw {
 		return w.Flush()
@@ -194,23 +192,53 @@ func (w *Writer) Write(ev *Event) error {
 	return nil
 }
 
-// account updates the per-thread summary for ev.
-func (w *Writer) account(ev *Event) {
-	t := ev.Thread
-	if ev.Kind == KindThreadSwitch {
-		t = ev.TID
+// account updates the counts by kind and the per-thread summaries for the
+// events of the batch about to be written (once per batch: a pass over
+// its kind and thread-id columns costs less than bookkeeping per event).
+func (w *Writer) account() {
+	b := &w.batch
+	seq := b.firstSeq
+	t := b.startThread
+	tids := column{b: b.col[fieldTID]}
+	cur := w.cur
+	if cur == nil || ThreadID(cur.Id) != t {
+		cur = w.thread(t, 0)
 	}
-	if w.cur == nil || ThreadID(w.cur.Id) != t {
-		w.cur = w.thread(t, 0)
+	first := seq // first event of the current run of cur's events
+	for _, k := range b.col[fieldKinds] {
+		w.counts[k]++
+		if kindFields[k]&fTID == 0 {
+			seq++
+			continue
+		}
+		tid, _ := tids.uvarint()
+		if Kind(k) == KindThreadCreate {
+			w.thread(ThreadID(tid), t)
+			seq++
+			continue
+		}
+		// A switch ends the run of the old thread; the switch event itself
+		// belongs to the new one.
+		w.run(cur, first, seq)
+		t = ThreadID(tid)
+		cur = w.thread(t, 0)
+		first = seq
+		seq++
 	}
-	if ev.Kind == KindThreadCreate {
-		w.thread(ev.TID, ev.Thread)
+	w.run(cur, first, seq)
+	w.cur = cur
+}
+
+// run adds the events [first, end) to thread info's summary.
+func (w *Writer) run(info *tracepb.ThreadInfo, first, end uint64) {
+	if end == first {
+		return
 	}
-	if w.cur.EventCount == 0 {
-		w.cur.FirstSeq = w.seq
+	if info.EventCount == 0 {
+		info.FirstSeq = first
 	}
-	w.cur.LastSeq = w.seq
-	w.cur.EventCount++
+	info.LastSeq = end - 1
+	info.EventCount += end - first
 }
 
 // thread returns the summary of thread t, creating it if needed.
@@ -265,6 +293,7 @@ func (w *Writer) Flush() error {
 		}
 	}
 	if n := w.batch.len(); n > 0 {
+		w.account()
 		w.marshal = w.batch.marshal(w.marshal[:0])
 		if err := w.writeBlock(BlockEvents, w.batch.firstSeq, uint32(n)); err != nil {
 			return err

@@ -336,7 +336,9 @@ func stream(pipe io.Reader, out *os.File, hdr *tracepb.Header, opts Options, res
 			}
 		}()
 	}
-	dec := probe.NewDecoder(pipe, s)
+	pf := newPrefetcher(pipe, 1<<20, 32)
+	defer pf.Close()
+	dec := probe.NewDecoder(pf, s)
 	runErr := dec.Run()
 	stop.Store(true)
 	res.Events = w.Events()
