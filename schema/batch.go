@@ -379,18 +379,8 @@ func (d *batchDecoder) next(ev *Event) error {
 	if !k.Valid() {
 		return fmt.Errorf("event %d: invalid kind %d", d.seq, k)
 	}
-	// Field by field: a struct assignment would be a typed copy with write
-	// barriers, which costs more than the rest of decoding.
+	ev.Reset()
 	ev.Seq, ev.Kind, ev.Thread = d.seq, k, d.thread
-	ev.PC, ev.Addr, ev.Size, ev.Value, ev.BaseReg, ev.Base = 0, 0, 0, 0, 0, 0
-	ev.Reg, ev.Count, ev.SP, ev.Num, ev.TID = 0, 0, 0, 0, 0
-	ev.Args = [NumArgs]uint64{}
-	if len(ev.Data) != 0 {
-		ev.Data = ev.Data[:0]
-	}
-	if ev.Name != "" {
-		ev.Name = ""
-	}
 	f := kindFields[k]
 	var ok bool
 	var v uint64

@@ -131,9 +131,19 @@ type Event struct {
 }
 
 // Reset sets every field of e to its zero value, keeping Data's storage.
+// It assigns field by field: a struct assignment would be a typed copy
+// with write barriers, which costs more than filling in an event.
 func (e *Event) Reset() {
-	data := e.Data[:0]
-	*e = Event{Data: data}
+	e.Seq, e.Kind, e.Thread = 0, 0, 0
+	e.PC, e.Addr, e.Size, e.Value, e.BaseReg, e.Base = 0, 0, 0, 0, 0, 0
+	e.Reg, e.Count, e.SP, e.Num, e.TID = 0, 0, 0, 0, 0
+	e.Args = [NumArgs]uint64{}
+	if len(e.Data) != 0 {
+		e.Data = e.Data[:0]
+	}
+	if e.Name != "" {
+		e.Name = ""
+	}
 }
 
 // field bits say which fields a kind uses (and so which columns hold an
