@@ -15,7 +15,7 @@
 // file without symbols or DWARF is fine and just knows less.
 //
 // Module.Lookup(pc) gives the function (DWARF subprogram, else .symtab,
-// else .dynsym), its run-time range and declaration, and the file, line and
+// else .dynsym, else a NAME@plt PLT entry), its run-time range and declaration, and the file, line and
 // column of the pc from the DWARF line table (DWARF 2 to 5 as gcc and Go
 // emit them, compressed sections included; split DWARF and separate debug
 // files are not read). Inlined calls are not resolved: a pc of an inlined
@@ -30,6 +30,20 @@
 // their section; one inside a sized symbol is ignored. Of several names at
 // one address, FUNC beats IFUNC, global beats weak beats local, then the
 // name with fewer leading underscores ("malloc", not "__libc_malloc").
+//
+// PLT entries, which have no symbols, are named NAME@plt as objdump and
+// gdb name them, so that a call of malloc through the PLT lands in
+// "malloc@plt". The module decodes the code of the PLT sections (.plt,
+// .plt.sec, .plt.got, .iplt) rather than assuming their layout: each
+// "[endbr64] [bnd] jmp *disp32(%rip)" stub is named after the dynamic
+// relocation of the GOT slot it jumps through (R_X86_64_JUMP_SLOT or
+// R_X86_64_GLOB_DAT: the symbol's name; R_X86_64_IRELATIVE, the ifuncs of
+// static executables and of libc itself: the IFUNC symbol at the resolver,
+// else "*ABS*+0xADDR"), and with IBT the lazy-binding trampolines left in
+// .plt ("push $index; jmp PLT0") after the .rela.plt entry they push. An
+// entry spans its section's entry size (or the distance between entries),
+// so the whole 8- or 16-byte stub has the name. PLT0, the header of .plt,
+// has none. A symbol of the symbol tables at the same address wins.
 //
 // Module.StructTypes flattens the DWARF struct, union and class
 // definitions for the constraint language; see its comment for the naming

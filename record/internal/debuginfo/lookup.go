@@ -15,7 +15,9 @@ type Location struct {
 	// Function is the name of the function holding the pc: the DWARF
 	// subprogram's name (DW_AT_name, through DW_AT_abstract_origin and
 	// DW_AT_specification) when debug info covers the pc, else the ELF
-	// symbol (.symtab, else .dynsym). Names are not demangled.
+	// symbol (.symtab, else .dynsym), else, for a PLT entry, NAME@plt
+	// after the symbol its GOT slot is relocated with ("malloc@plt").
+	// Names are not demangled.
 	Function string
 	// Low and High are the function's range [Low, High) at run-time
 	// addresses. A function split in pieces (a "cold" part) gives the

@@ -88,8 +88,9 @@ func TestOpenRejects(t *testing.T) {
 	}
 }
 
-// TestCorruptDWARF overwrites debug sections with noise: Open, Lookup and
-// StructTypes must keep working with less information, never panic.
+// TestCorruptDWARF overwrites debug sections, symbol tables, PLT sections
+// and dynamic relocations with noise: Open, Lookup and StructTypes must
+// keep working with less information, never panic.
 func TestCorruptDWARF(t *testing.T) {
 	dir := t.TempDir()
 	types := filepath.Join(dir, "types.c")
@@ -103,7 +104,8 @@ func TestCorruptDWARF(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	n := 0
 	for _, name := range []string{".debug_info", ".debug_abbrev", ".debug_line", ".debug_str",
-		".debug_line_str", ".debug_rnglists", ".debug_aranges", ".symtab", ".strtab", ".dynsym", ".dynstr"} {
+		".debug_line_str", ".debug_rnglists", ".debug_aranges", ".symtab", ".strtab", ".dynsym", ".dynstr",
+		".plt", ".plt.got", ".plt.sec", ".rela.plt", ".rela.dyn"} {
 		sec, ok := secs[name]
 		if !ok {
 			continue

@@ -23,9 +23,11 @@ type rawSym struct {
 	name       string
 	bind       elf.SymBind
 	ifunc      bool
+	synthetic  bool // a NAME@plt symbol made for a PLT entry (see plt.go)
 }
 
-// loadSymbols builds m.syms from .symtab and .dynsym. The caller holds m.mu.
+// loadSymbols builds m.syms from .symtab, .dynsym and the PLT entries
+// (named NAME@plt, see pltSymbols). The caller holds m.mu.
 func (m *Module) loadSymbols() {
 	if m.symsDone {
 		return
@@ -35,13 +37,13 @@ func (m *Module) loadSymbols() {
 		return
 	}
 	var raw []rawSym
-	add := func(table string, read func() ([]elf.Symbol, error)) {
+	add := func(table string, read func() ([]elf.Symbol, error)) []elf.Symbol {
 		syms, err := safeSymbols(read)
 		if err != nil {
 			if !errors.Is(err, elf.ErrNoSymbols) {
 				m.warn(fmt.Errorf("read %s %s: %w", m.path, table, err))
 			}
-			return
+			return nil
 		}
 		for _, s := range syms {
 			t := elf.ST_TYPE(s.Info)
@@ -53,10 +55,16 @@ func (m *Module) loadSymbols() {
 			}
 			raw = append(raw, rawSym{addr: s.Value, size: s.Size, name: s.Name, bind: elf.ST_BIND(s.Info), ifunc: t == elf.STT_GNU_IFUNC})
 		}
+		return syms
 	}
-	add(".symtab", m.elfFile.Symbols)
-	add(".dynsym", m.elfFile.DynamicSymbols)
-	m.syms = buildSymtab(raw, m.sections)
+	var tabs symTables
+	tabs.symtab = add(".symtab", m.elfFile.Symbols)
+	tabs.dynsym = add(".dynsym", m.elfFile.DynamicSymbols)
+	plt, err := m.pltSymbols(tabs, raw)
+	if err != nil {
+		m.warn(fmt.Errorf("read %s PLT: %w", m.path, err))
+	}
+	m.syms = buildSymtab(append(raw, plt...), m.sections)
 }
 
 // safeSymbols calls read, turning a panic inside debug/elf into an error.
@@ -126,11 +134,12 @@ func buildSymtab(raw []rawSym, sections []sectionRange) symtab {
 	return st
 }
 
-// betterName orders aliases at one address: functions before indirect
-// functions (the code at an IFUNC symbol is its resolver, which has its
-// own FUNC symbol when .symtab is there), global before weak before local,
-// then fewer leading underscores ("malloc" before "__libc_malloc"),
-// then shorter, then alphabetical.
+// betterName orders aliases at one address: symbols of the symbol tables
+// before synthesized NAME@plt ones, functions before indirect functions
+// (the code at an IFUNC symbol is its resolver, which has its own FUNC
+// symbol when .symtab is there), global before weak before local, then
+// fewer leading underscores ("malloc" before "__libc_malloc"), then
+// shorter, then alphabetical.
 func betterName(a, b rawSym) bool {
 	rank := func(b elf.SymBind) int {
 		switch b {
@@ -140,6 +149,9 @@ func betterName(a, b rawSym) bool {
 			return 1
 		}
 		return 2
+	}
+	if a.synthetic != b.synthetic {
+		return !a.synthetic
 	}
 	if a.ifunc != b.ifunc {
 		return !a.ifunc

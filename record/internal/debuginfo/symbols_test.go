@@ -52,6 +52,28 @@ func TestBuildSymtab(t *testing.T) {
 	if name, _, _, _ := st.lookup(0x1004); name != "strlen" {
 		t.Errorf("lone IFUNC: %q", name)
 	}
+	// A PLT entry's synthesized name yields to a symbol at its address,
+	// and a size-0 symbol there takes the entry's size.
+	st = buildSymtab([]rawSym{
+		{addr: 0x1000, size: 0x10, name: "malloc@plt", bind: elf.STB_GLOBAL, synthetic: true},
+		{addr: 0x1010, size: 0x10, name: "free@plt", bind: elf.STB_GLOBAL, synthetic: true},
+		{addr: 0x1010, size: 0, name: "_local_label", bind: elf.STB_LOCAL},
+		{addr: 0x1020, size: 0x10, name: "*ABS*+0x9f550@plt", bind: elf.STB_GLOBAL, synthetic: true},
+	}, sections)
+	for _, c := range []struct {
+		addr    uint64
+		name    string
+		low, hi uint64
+	}{
+		{0x1000, "malloc@plt", 0x1000, 0x1010},
+		{0x100f, "malloc@plt", 0x1000, 0x1010},
+		{0x1018, "_local_label", 0x1010, 0x1020},
+		{0x102f, "*ABS*+0x9f550@plt", 0x1020, 0x1030},
+	} {
+		if name, lo, hi, _ := st.lookup(c.addr); name != c.name || lo != c.low || hi != c.hi {
+			t.Errorf("PLT %#x: got %q [%#x, %#x), want %q [%#x, %#x)", c.addr, name, lo, hi, c.name, c.low, c.hi)
+		}
+	}
 	st = buildSymtab(nil, nil)
 	if _, _, _, ok := st.lookup(0x1000); ok {
 		t.Errorf("empty table found something")
