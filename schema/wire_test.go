@@ -3,6 +3,8 @@ package schema_test
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
+	"reflect"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -201,6 +203,51 @@ func TestWideValues(t *testing.T) {
 		if !bytes.Equal(got[i].Data, evs[i].Data) || got[i].Value != evs[i].Value || got[i].Size != evs[i].Size {
 			t.Fatalf("event %d: got size %d data %x value %#x, want %d %x %#x", i, got[i].Size, got[i].Data, got[i].Value,
 				evs[i].Size, evs[i].Data, evs[i].Value)
+		}
+	}
+}
+
+// TestFooterThreads checks the footer's thread summaries, including a
+// thread whose OS tid is set before the event that creates it, against
+// what Summarize reads back.
+func TestFooterThreads(t *testing.T) {
+	evs := []schema.Event{
+		{Kind: schema.KindBlock, Thread: 1, PC: 0x10, Count: 1},
+		{Kind: schema.KindThreadCreate, Thread: 1, TID: 2},
+		{Kind: schema.KindThreadSwitch, TID: 2},
+		{Kind: schema.KindBlock, Thread: 2, PC: 0x20, Count: 2},
+		{Kind: schema.KindThreadSwitch, TID: 1},
+		{Kind: schema.KindBlock, Thread: 1, PC: 0x30, Count: 3},
+	}
+	for _, batch := range []int{1, 2, 100} {
+		var buf bytes.Buffer
+		w, err := schema.NewWriter(&buf, tracetest.Header("threads"), schema.WriterOptions{BatchEvents: batch})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.SetThreadOSID(2, 4243)
+		for i := range evs {
+			if err := w.Write(&evs[i]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.Close(nil); err != nil {
+			t.Fatal(err)
+		}
+		r, err := schema.NewReader(bytes.NewReader(buf.Bytes()), int64(buf.Len()), "threads.trace")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := schema.Summarize(r, nil); err != nil {
+			t.Fatalf("batch %d: Summarize: %v", batch, err)
+		}
+		got := map[uint32]string{}
+		for _, th := range r.Footer().Threads {
+			got[th.Id] = fmt.Sprintf("parent %d tid %d events %d..%d (%d)", th.Parent, th.OsTid, th.FirstSeq, th.LastSeq, th.EventCount)
+		}
+		want := map[uint32]string{1: "parent 0 tid 0 events 0..5 (4)", 2: "parent 1 tid 4243 events 2..3 (2)"}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("batch %d: footer threads %v, want %v", batch, got, want)
 		}
 	}
 }

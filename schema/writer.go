@@ -241,13 +241,17 @@ func (w *Writer) run(info *tracepb.ThreadInfo, first, end uint64) {
 	info.EventCount += end - first
 }
 
-// thread returns the summary of thread t, creating it if needed.
+// thread returns the summary of thread t, creating it if needed; a known
+// parent fills in an unknown one (SetThreadOSID may come first).
 func (w *Writer) thread(t, parent ThreadID) *tracepb.ThreadInfo {
 	info, ok := w.threads[t]
 	if !ok {
-		info = &tracepb.ThreadInfo{Id: uint32(t), Parent: uint32(parent)}
+		info = &tracepb.ThreadInfo{Id: uint32(t)}
 		w.threads[t] = info
 		w.order = append(w.order, t)
+	}
+	if parent != 0 && info.Parent == 0 {
+		info.Parent = uint32(parent)
 	}
 	return info
 }
