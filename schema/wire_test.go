@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
-	"reflect"
 	"math/rand/v2"
+	"reflect"
 	"strings"
 	"testing"
 
