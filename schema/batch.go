@@ -143,11 +143,50 @@ func appendZigzag(b []byte, v uint64) []byte {
 	return binary.AppendUvarint(b, uint64(int64(v)<<1^int64(v)>>63))
 }
 
+// addBlock appends a BLOCK event (already checked).
+func (e *batchEncoder) addBlock(pc uint64, count uint32) {
+	c := &e.col
+	e.n++
+	c[fieldKinds] = append(c[fieldKinds], byte(KindBlock))
+	c[fieldPC] = appendZigzag(c[fieldPC], pc-e.prevPC)
+	e.prevPC = pc
+	c[fieldCount] = binary.AppendUvarint(c[fieldCount], uint64(count))
+}
+
+// addAccess appends a LOAD or STORE event (already checked).
+func (e *batchEncoder) addAccess(k Kind, pc, addr uint64, size uint32, value uint64, data []byte, baseReg Reg, base uint64) {
+	c := &e.col
+	e.n++
+	c[fieldKinds] = append(c[fieldKinds], byte(k))
+	c[fieldPC] = appendZigzag(c[fieldPC], pc-e.prevPC)
+	e.prevPC = pc
+	ch := baseReg & maxReg
+	c[fieldAddr] = appendZigzag(c[fieldAddr], addr-e.prevAddr[ch])
+	e.prevAddr[ch] = addr
+	c[fieldSize] = append(c[fieldSize], byte(size)) // 1..64: a one-byte varint
+	if size > 8 {
+		c[fieldData] = append(c[fieldData], data...)
+	}
+	c[fieldValue] = binary.AppendUvarint(c[fieldValue], value)
+	c[fieldBaseReg] = append(c[fieldBaseReg], byte(baseReg)) // 0..63: a one-byte varint
+	if baseReg != 0 {
+		c[fieldBaseOff] = appendZigzag(c[fieldBaseOff], addr-base)
+	}
+}
+
 // add appends ev (already checked) to the batch.
 func (e *batchEncoder) add(ev *Event) {
 	if e.n == 0 && e.thread == 0 {
 		e.thread = ev.Thread
 		e.startThread = ev.Thread
+	}
+	switch ev.Kind {
+	case KindBlock:
+		e.addBlock(ev.PC, ev.Count)
+		return
+	case KindLoad, KindStore:
+		e.addAccess(ev.Kind, ev.PC, ev.Addr, ev.Size, ev.Value, ev.Data, ev.BaseReg, ev.Base)
+		return
 	}
 	e.n++
 	c := &e.col
@@ -161,12 +200,6 @@ func (e *batchEncoder) add(ev *Event) {
 		ch := addrChain(ev.Kind, ev.BaseReg)
 		c[fieldAddr] = appendZigzag(c[fieldAddr], ev.Addr-e.prevAddr[ch])
 		e.prevAddr[ch] = ev.Addr
-	}
-	if f&fSize != 0 {
-		c[fieldSize] = append(c[fieldSize], byte(ev.Size)) // 1..64: a one-byte varint
-		if ev.Size > 8 {
-			c[fieldData] = append(c[fieldData], ev.Data...)
-		}
 	}
 	if f&fValue != 0 {
 		c[fieldValue] = binary.AppendUvarint(c[fieldValue], ev.Value)

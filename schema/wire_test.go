@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/klauspost/compress/zstd"
 	"google.golang.org/protobuf/encoding/protowire"
@@ -248,6 +249,58 @@ func TestFooterThreads(t *testing.T) {
 		want := map[uint32]string{1: "parent 0 tid 0 events 0..5 (4)", 2: "parent 1 tid 4243 events 2..3 (2)"}
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("batch %d: footer threads %v, want %v", batch, got, want)
+		}
+	}
+}
+
+// TestTypedWrites checks that WriteBlock and WriteAccess write exactly
+// what Write writes for the same events.
+func TestTypedWrites(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	evs := tracetest.RandomStream(rng, 5000)
+	write := func(typed bool) []byte {
+		var buf bytes.Buffer
+		w, err := schema.NewWriter(&buf, tracetest.Header("typed"), schema.WriterOptions{BatchEvents: 333, Now: func() time.Time { return time.Unix(1, 0) }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range evs {
+			ev := &evs[i]
+			switch {
+			case typed && ev.Kind == schema.KindBlock && i > 0:
+				err = w.WriteBlock(ev.PC, ev.Count)
+			case typed && (ev.Kind == schema.KindLoad || ev.Kind == schema.KindStore) && i > 0:
+				err = w.WriteAccess(ev.Kind, ev.PC, ev.Addr, ev.Size, ev.Value, ev.Data, ev.BaseReg, ev.Base)
+			default:
+				err = w.Write(ev)
+			}
+			if err != nil {
+				t.Fatalf("event %d: %v", i, err)
+			}
+		}
+		if err := w.Close(nil); err != nil {
+			t.Fatal(err)
+		}
+		return buf.Bytes()
+	}
+	if a, b := write(false), write(true); !bytes.Equal(a, b) {
+		t.Fatalf("typed writes give %d bytes that differ from Write's %d", len(b), len(a))
+	}
+	var buf bytes.Buffer
+	w, _ := schema.NewWriter(&buf, tracetest.Header("typed"), schema.WriterOptions{})
+	if err := w.WriteBlock(1, 1); err == nil {
+		t.Fatal("WriteBlock before any thread runs: no error")
+	}
+	first := schema.Event{Kind: schema.KindBlock, Thread: 1, PC: 1, Count: 1}
+	w.Write(&first)
+	for _, c := range []struct {
+		k    schema.Kind
+		size uint32
+		data []byte
+		reg  schema.Reg
+	}{{schema.KindCall, 8, nil, 0}, {schema.KindLoad, 0, nil, 0}, {schema.KindLoad, 65, nil, 0}, {schema.KindStore, 16, nil, 0}, {schema.KindLoad, 8, nil, 64}} {
+		if err := w.WriteAccess(c.k, 1, 2, c.size, 3, c.data, c.reg, 0); err == nil {
+			t.Fatalf("WriteAccess(%s, size %d, %d data bytes, reg %d): no error", c.k, c.size, len(c.data), c.reg)
 		}
 	}
 }

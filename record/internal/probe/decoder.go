@@ -33,6 +33,15 @@ type Sink interface {
 	Exec()
 }
 
+// FastSink is a Sink that also takes the most frequent events (blocks,
+// loads and stores, nine in ten of a typical trace) as plain values on the
+// running thread, without an Event (see schema.Writer.WriteAccess).
+type FastSink interface {
+	Sink
+	Block(pc uint64, count uint32) error
+	Access(k schema.Kind, pc, addr uint64, size uint32, value uint64, data []byte, baseReg schema.Reg, base uint64) error
+}
+
 // sbInsn is one instruction of a superblock.
 type sbInsn struct {
 	pc  uint64
@@ -71,14 +80,18 @@ type Stats struct {
 
 // Decoder turns the probe's raw stream into events.
 type Decoder struct {
-	sink  Sink
-	in    io.Reader
-	buf   []byte
-	r, w  int // unread bytes are buf[r:w]
-	eof   bool
-	sbs   []*superblock // by id
-	ev    schema.Event
-	stats Stats
+	sink Sink
+	fast FastSink // sink, when it is one
+	// started: an event went through Sink.Event (telling the sink which
+	// thread runs); the fast path is used only after that.
+	started bool
+	in      io.Reader
+	buf     []byte
+	r, w    int // unread bytes are buf[r:w]
+	eof     bool
+	sbs     []*superblock // by id
+	ev      schema.Event
+	stats   Stats
 
 	pid     uint64
 	version uint64
@@ -107,7 +120,9 @@ type Decoder struct {
 
 // NewDecoder returns a decoder reading the raw stream from in.
 func NewDecoder(in io.Reader, sink Sink) *Decoder {
-	return &Decoder{sink: sink, in: in, buf: make([]byte, 4<<20), threadOf: map[uint64]schema.ThreadID{}, nextTID: 1}
+	d := &Decoder{sink: sink, in: in, buf: make([]byte, 4<<20), threadOf: map[uint64]schema.ThreadID{}, nextTID: 1}
+	d.fast, _ = sink.(FastSink)
+	return d
 }
 
 // Stats returns counts of what was decoded so far.
@@ -424,6 +439,7 @@ func (d *Decoder) newEvent(k schema.Kind) *schema.Event {
 }
 
 func (d *Decoder) emit(ev *schema.Event) error {
+	d.started = true
 	if ev.Thread == 0 {
 		// Nothing ran yet (events before the first thread switch): the
 		// initial thread.

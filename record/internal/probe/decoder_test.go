@@ -99,12 +99,36 @@ func (c *collect) Map(m Mapping)         { c.maps = append(c.maps, m) }
 func (c *collect) Exec()                 { c.execs++ }
 func (c *collect) Unmap(start, n uint64) {}
 
+// fastCollect is a collect that also takes the fast path, turning its
+// calls back into events.
+type fastCollect struct{ collect }
+
+func (c *fastCollect) Block(pc uint64, count uint32) error {
+	last := c.events[len(c.events)-1]
+	return c.Event(&schema.Event{Kind: schema.KindBlock, Thread: last.Thread, PC: pc, Count: count})
+}
+
+func (c *fastCollect) Access(k schema.Kind, pc, addr uint64, size uint32, value uint64, data []byte, reg schema.Reg, base uint64) error {
+	last := c.events[len(c.events)-1]
+	return c.Event(&schema.Event{Kind: k, Thread: last.Thread, PC: pc, Addr: addr, Size: size, Value: value,
+		Data: data, BaseReg: reg, Base: base})
+}
+
+// decode runs the stream through the decoder with a plain sink, and again
+// with a fast sink, and checks that both saw the same events.
 func decode(t *testing.T, s *stream) (*collect, *Decoder) {
 	t.Helper()
 	c := &collect{}
 	d := NewDecoder(bytes.NewReader(s.bytes()), c)
 	if err := d.Run(); err != nil {
 		t.Fatalf("Run: %v", err)
+	}
+	f := &fastCollect{}
+	if err := NewDecoder(bytes.NewReader(s.bytes()), f).Run(); err != nil {
+		t.Fatalf("Run with a fast sink: %v", err)
+	}
+	if !reflect.DeepEqual(f.events, c.events) {
+		t.Fatalf("the fast path gives\n%+v\nthe event path\n%+v", f.events, c.events)
 	}
 	return c, d
 }

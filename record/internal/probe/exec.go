@@ -84,6 +84,16 @@ func (d *Decoder) sbExec(h uint64) error {
 // blocks emits BLOCK events for the runs holding instructions from..to,
 // each run ending at its own end or at last.
 func (d *Decoder) blocks(sb *superblock, from, to, last int) error {
+	if d.fast != nil && d.started {
+		for i := from; i <= to; {
+			end := min(sb.runEnd[i], last)
+			if err := d.fast.Block(sb.insns[i].pc, uint32(end-i+1)); err != nil {
+				return err
+			}
+			i = end + 1
+		}
+		return nil
+	}
 	for i := from; i <= to; {
 		end := min(sb.runEnd[i], last)
 		ev := d.newEvent(schema.KindBlock)
@@ -107,6 +117,22 @@ func (d *Decoder) site(sb *superblock, s *site, w []byte) error {
 		k := schema.KindLoad
 		if s.kind == siteStore {
 			k = schema.KindStore
+		}
+		if d.fast != nil && d.started {
+			addr := le(w, 0)
+			var data []byte
+			if s.size > 8 {
+				data = w[8 : 8+int(s.size)]
+			}
+			var base uint64
+			reg := schema.Reg(0)
+			switch {
+			case s.flags&siteDisp != 0:
+				reg, base = s.reg, addr-s.disp
+			case s.flags&siteBase != 0:
+				reg, base = s.reg, le(w, int(s.nwords)-1)
+			}
+			return d.fast.Access(k, pc, addr, uint32(s.size), le(w, 1), data, reg, base)
 		}
 		ev := d.newEvent(k)
 		ev.PC = pc

@@ -389,6 +389,14 @@ func (s *sink) Event(ev *schema.Event) error {
 	return nil
 }
 
+// Block and Access take the most frequent events straight to the writer.
+func (s *sink) Block(pc uint64, count uint32) error { return s.w.WriteBlock(pc, count) }
+
+func (s *sink) Access(k schema.Kind, pc, addr uint64, size uint32, value uint64, data []byte, baseReg schema.Reg, base uint64) error {
+	s.memory++
+	return s.w.WriteAccess(k, pc, addr, size, value, data, baseReg, base)
+}
+
 func (s *sink) Instruction(pc uint64, code []byte) { s.tables.AddInstruction(pc, code) }
 
 func (s *sink) Map(m probe.Mapping) {
