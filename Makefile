@@ -12,11 +12,14 @@ FUZZTIME ?= 60s
 DEMO_NODES ?= 5
 # Size of the trace benchmark; 50 M events is the benchmark proper.
 BENCH_EVENTS ?= 50000000
+# Counted runs of each command in the record benchmark (after a warm-up);
+# fewer than 3 make a smoke run.
+BENCH_RUNS ?= 3
 
 PROTOC_GO_OUT = protoc --plugin=protoc-gen-go=bin/protoc-gen-go \
 	--go_opt=module=$(MODULE) -I schema schema/trace.proto
 
-.PHONY: all help deps build test fmt-check vet race check-generate generate bench demo fuzz clean
+.PHONY: all help deps build test fmt-check vet race check-generate generate bench bench-record demo fuzz clean
 
 all: build
 
@@ -27,7 +30,8 @@ help:
 	@echo 'make demo            record a small C program and look at its trace with bin/analyze'
 	@echo 'make generate        rebuild schema/tracepb/trace.pb.go from schema/trace.proto (needs protoc)'
 	@echo 'make check-generate  check that schema/tracepb/trace.pb.go matches schema/trace.proto'
-	@echo 'make bench           run the trace benchmark and update bench/RESULTS.md (BENCH_EVENTS=$(BENCH_EVENTS))'
+	@echo 'make bench           run both benchmarks, trace then record, and update bench/RESULTS.md (BENCH_EVENTS=$(BENCH_EVENTS))'
+	@echo 'make bench-record    time record against valgrind --tool=none and native runs, update bench/RESULTS.md (BENCH_RUNS=$(BENCH_RUNS), about 4 minutes)'
 	@echo 'make fuzz            fuzz the trace reader and the probe stream decoder, FUZZTIME=$(FUZZTIME) each'
 	@echo 'make clean           remove bin/ and out/'
 
@@ -42,8 +46,9 @@ build:
 	$(GO) build -buildvcs=false -o bin/record ./record
 	$(MAKE) --no-print-directory -C record/vgtool OUT=$(CURDIR)/bin
 
-# bin/tracegen and bin/tracebench: the synthetic trace writer and the benchmark.
-bin/tracegen bin/tracebench: bin/%: FORCE
+# bin/tracegen, bin/tracebench and bin/recordbench: the synthetic trace
+# writer and the benchmarks.
+bin/tracegen bin/tracebench bin/recordbench: bin/%: FORCE
 	$(GO) build -buildvcs=false -o $@ ./bench/$*
 
 test: deps fmt-check vet
@@ -94,8 +99,16 @@ check-generate: bin/protoc-gen-go
 		exit 1; \
 	fi
 
+# The trace benchmark (BENCH_EVENTS), then the record benchmark: one after
+# the other, also under make -j, since each needs a quiet machine.
 bench: bin/tracebench
 	bin/tracebench -n $(BENCH_EVENTS) -results bench/RESULTS.md
+	@$(MAKE) --no-print-directory bench-record
+
+# The record benchmark times record, valgrind --tool=none and native runs
+# of a few programs, with record and the probe built from the sources.
+bench-record: build bin/recordbench
+	bin/recordbench -runs $(BENCH_RUNS) -results bench/RESULTS.md
 
 # The demo: record a C program that builds a linked list, then look at the
 # trace: what it holds, and the stores that built each node.

@@ -14,8 +14,6 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"errors"
 	"flag"
 	"fmt"
@@ -29,6 +27,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/mgtrace/mgtrace/bench/internal/results"
 	"github.com/mgtrace/mgtrace/schema"
 	"github.com/mgtrace/mgtrace/schema/tracetest"
 )
@@ -85,7 +84,7 @@ func main() {
 	}
 	res.print(os.Stdout)
 	if cfg.results != "" {
-		if err := updateResults(cfg.results, res.markdown()); err != nil {
+		if err := section.Update(cfg.results, res.markdown()); err != nil {
 			fail(1, "%v", err)
 		}
 		fmt.Printf("updated %s\n", cfg.results)
@@ -109,7 +108,7 @@ type config struct {
 // result is what one run measured.
 type result struct {
 	cfg       config
-	machine   machine
+	machine   results.Machine
 	start     time.Time
 	path      string
 	size      int64
@@ -123,7 +122,7 @@ type result struct {
 
 // run writes and reads the trace and measures both.
 func run(cfg config) (*result, error) {
-	res := &result{cfg: cfg, machine: describeMachine(), start: time.Now()}
+	res := &result{cfg: cfg, machine: results.DescribeMachine(), start: time.Now()}
 	dir := cfg.dir
 	if dir == "" {
 		tmp, err := os.MkdirTemp("", "tracebench-")
@@ -252,10 +251,10 @@ func mib(b int64) string {
 func (res *result) print(w io.Writer) {
 	n := res.cfg.events
 	wr, rr := rate(n, res.writeTime), rate(n, res.readTime)
-	fmt.Fprintf(w, "tracebench: %s events (seed %d), GOMAXPROCS=1, trace %s\n", group(n), res.cfg.seed, res.path)
+	fmt.Fprintf(w, "tracebench: %s events (seed %d), GOMAXPROCS=1, trace %s\n", results.Group(n), res.cfg.seed, res.path)
 	fmt.Fprintf(w, "write  %7.3f s  %6.2f M events/s  (target >= %.0f M: %s)\n", res.writeTime.Seconds(), wr/1e6, writeTarget/1e6, verdict(wr, writeTarget))
 	fmt.Fprintf(w, "read   %7.3f s  %6.2f M events/s  (target >= %.0f M: %s)\n", res.readTime.Seconds(), rr/1e6, readTarget/1e6, verdict(rr, readTarget))
-	fmt.Fprintf(w, "file   %s bytes, %.3f bytes/event\n", group(uint64(res.size)), float64(res.size)/float64(n))
+	fmt.Fprintf(w, "file   %s bytes, %.3f bytes/event\n", results.Group(uint64(res.size)), float64(res.size)/float64(n))
 	if res.peakSplit {
 		fmt.Fprintf(w, "peak RSS  write %s, read %s\n", mib(res.writePeak), mib(res.readPeak))
 	} else {
@@ -263,15 +262,12 @@ func (res *result) print(w io.Writer) {
 	}
 	fmt.Fprintf(w, "generator %.3f s (not counted)\n", res.genTime.Seconds())
 	if n < fullEvents {
-		fmt.Fprintf(w, "note: smoke run; the benchmark is %s events\n", group(fullEvents))
+		fmt.Fprintf(w, "note: smoke run; the benchmark is %s events\n", results.Group(fullEvents))
 	}
 }
 
-// Markers around the section tracebench owns in the results file.
-const (
-	beginMarker = "<!-- tracebench:begin: written by bench/tracebench (make bench); edits here are overwritten -->"
-	endMarker   = "<!-- tracebench:end -->"
-)
+// section is the part of the results file that tracebench owns.
+var section = results.Section{Tool: "tracebench", Target: "make bench"}
 
 // markdown returns the results section, markers included.
 func (res *result) markdown() string {
@@ -279,7 +275,7 @@ func (res *result) markdown() string {
 	wr, rr := rate(n, res.writeTime), rate(n, res.readTime)
 	m := res.machine
 	var b strings.Builder
-	fmt.Fprintln(&b, beginMarker)
+	fmt.Fprintln(&b, section.Begin())
 	fmt.Fprintln(&b, "## Trace write and read (bench/tracebench)")
 	fmt.Fprintln(&b)
 	args := fmt.Sprintf("-n %d -seed %d", n, res.cfg.seed)
@@ -290,18 +286,17 @@ func (res *result) markdown() string {
 	if n < fullEvents {
 		fmt.Fprintf(&b, "> **Smoke run, not a result.** It wrote %s events; the benchmark is %s.\n"+
 			"> These numbers only show that the tool works. Run `make bench` on a quiet machine for real ones.\n\n",
-			group(n), group(fullEvents))
+			results.Group(n), results.Group(fullEvents))
 	}
-	fmt.Fprintf(&b, "Machine: %s; %d cores (%d usable by Go); %s memory; Linux %s; %s.\n",
-		m.cpu, m.cores, runtime.NumCPU(), m.memory, m.kernel, runtime.Version())
-	fmt.Fprintf(&b, "Load average when the run started: %s (other work on the machine lowers the rates).\n\n", m.load)
+	fmt.Fprintf(&b, "Machine: %s.\n", m)
+	fmt.Fprintf(&b, "Load average when the run started: %s (other work on the machine lowers the rates).\n\n", m.Load)
 	fmt.Fprintln(&b, "| measure | result | target (one core) | |")
 	fmt.Fprintln(&b, "|---|---|---|---|")
 	fmt.Fprintf(&b, "| write | %.2f M events/s (%.3f s) | >= %.0f M events/s | %s |\n",
 		wr/1e6, res.writeTime.Seconds(), writeTarget/1e6, verdict(wr, writeTarget))
 	fmt.Fprintf(&b, "| read | %.2f M events/s (%.3f s) | >= %.0f M events/s | %s |\n",
 		rr/1e6, res.readTime.Seconds(), readTarget/1e6, verdict(rr, readTarget))
-	fmt.Fprintf(&b, "| file size | %s bytes | | |\n", group(uint64(res.size)))
+	fmt.Fprintf(&b, "| file size | %s bytes | | |\n", results.Group(uint64(res.size)))
 	fmt.Fprintf(&b, "| bytes per event | %.3f | | |\n", float64(res.size)/float64(n))
 	if res.peakSplit {
 		fmt.Fprintf(&b, "| peak RSS, write | %s | | |\n", mib(res.writePeak))
@@ -317,103 +312,10 @@ func (res *result) markdown() string {
 		"The read time covers `schema.Open`, `Next` until `io.EOF` (counting events) and `Close`, "+
 		"reading the file just written, so from the page cache. Peak RSS is the process's VmHWM "+
 		"(/proc/self/status), reset between the phases; the write peak includes the %s-event chunk "+
-		"(about %s).\n", group(chunkEvents), res.genTime.Seconds(), group(chunkEvents),
+		"(about %s).\n", results.Group(chunkEvents), res.genTime.Seconds(), results.Group(chunkEvents),
 		mib(chunkEvents*int64(unsafe.Sizeof(schema.Event{}))))
-	fmt.Fprintln(&b, endMarker)
+	fmt.Fprintln(&b, section.End())
 	return b.String()
-}
-
-// updateResults replaces the tracebench section of the Markdown file at
-// path with section, or appends it when the file has none.
-func updateResults(path, section string) error {
-	old, err := os.ReadFile(path)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("update results: %w", err)
-	}
-	var out []byte
-	begin := bytes.Index(old, []byte(beginMarker[:len("<!-- tracebench:begin")]))
-	end := bytes.Index(old, []byte(endMarker))
-	switch {
-	case len(old) == 0:
-		out = []byte("# Benchmark results\n\n" + section)
-	case begin >= 0 && end > begin:
-		end += len(endMarker)
-		if end < len(old) && old[end] == '\n' {
-			end++
-		}
-		out = append(append(append([]byte{}, old[:begin]...), section...), old[end:]...)
-	case begin >= 0 || end >= 0:
-		return fmt.Errorf("update results: %s has only one of the tracebench markers; fix it by hand", path)
-	default:
-		out = append(bytes.TrimRight(old, "\n"), "\n\n"+section...)
-	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, out, 0o644); err != nil {
-		return fmt.Errorf("update results: %w", err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("update results: %w", err)
-	}
-	return nil
-}
-
-// group formats n with thousands separators.
-func group(n uint64) string {
-	s := strconv.FormatUint(n, 10)
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
-}
-
-// machine describes the computer the benchmark ran on.
-type machine struct {
-	cpu    string // CPU model name
-	cores  int    // logical processors
-	memory string
-	kernel string
-	load   string // 1, 5 and 15 minute load averages
-}
-
-func describeMachine() machine {
-	m := machine{cpu: "unknown CPU", memory: "unknown", kernel: "unknown", load: "unknown"}
-	if f, err := os.Open("/proc/cpuinfo"); err == nil {
-		sc := bufio.NewScanner(f)
-		for sc.Scan() {
-			key, val, ok := strings.Cut(sc.Text(), ":")
-			switch key = strings.TrimSpace(key); {
-			case !ok:
-			case key == "processor":
-				m.cores++
-			case key == "model name" && m.cores == 1:
-				m.cpu = strings.TrimSpace(val)
-			}
-		}
-		f.Close()
-	}
-	if b, err := os.ReadFile("/proc/meminfo"); err == nil {
-		for _, line := range strings.Split(string(b), "\n") {
-			if rest, ok := strings.CutPrefix(line, "MemTotal:"); ok {
-				if kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64); err == nil {
-					m.memory = fmt.Sprintf("%.1f GiB", float64(kb)/(1<<20))
-				}
-			}
-		}
-	}
-	if b, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
-		m.kernel = strings.TrimSpace(string(b))
-	}
-	if b, err := os.ReadFile("/proc/loadavg"); err == nil {
-		if f := strings.Fields(string(b)); len(f) >= 3 {
-			m.load = strings.Join(f[:3], " ")
-		}
-	}
-	return m
 }
 
 // peakRSS returns the process's peak resident set size (VmHWM) in bytes,

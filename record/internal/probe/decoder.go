@@ -267,8 +267,14 @@ func (d *Decoder) record(h uint64) error {
 		if n < 2 {
 			return d.bad("short thread-create record")
 		}
-		d.word() // the parent: the running thread
+		parent := d.word()
 		d.skip(n - 2)
+		if parent == 0 && d.cur != 0 {
+			// An image's main thread (Valgrind creates it with no
+			// parent): after exec it goes on as the thread that ran exec.
+			d.threadOf[top] = d.cur
+			return nil
+		}
 		child := d.nextTID
 		d.nextTID++
 		d.threadOf[top] = child

@@ -337,7 +337,9 @@ func TestDecodeExec(t *testing.T) {
 	s := (&stream{}).hello().switchTo(1)
 	listSB(s)
 	s.put(hdr(recSBExec, 0, 1), 0x5008, 0x5020, 0x7ff0, 42, 0x8000, 0x2000, 1, 2, 3, 4, 5, 6, 0x7fe8)
-	s.hello().switchTo(1)
+	s.hello()
+	s.put(hdr(recThreadCreate, 2, 1), 0) // the new image's main thread: no parent
+	s.switchTo(1)
 	s.sbDef(1, [][2]uint64{{0x9000, 2}}, siteWord(siteLoad, 8, 0, 2, 0, 0, 0))
 	s.put(hdr(recSBExec, 0, 1), 0x1234, 7)
 	c, d := decode(t, s)
@@ -346,8 +348,8 @@ func TestDecodeExec(t *testing.T) {
 		t.Fatalf("after exec: %+v", last)
 	}
 	for _, e := range c.events {
-		if e.Kind == schema.KindThreadSwitch {
-			t.Fatalf("exec made a thread switch: %+v", e)
+		if e.Kind == schema.KindThreadSwitch || e.Kind == schema.KindThreadCreate {
+			t.Fatalf("exec made a thread event: %+v", e)
 		}
 	}
 	if c.execs != 1 || d.Stats().Images != 1 {
