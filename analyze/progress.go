@@ -3,23 +3,14 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"strings"
+
+	"github.com/mgtrace/mgtrace/internal/term"
 )
 
 // progressMinSize is the trace size from which reading a whole trace shows
 // progress on a terminal.
 const progressMinSize = 64 << 20
-
-// isTerminal reports whether w is a terminal (a character device).
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
-}
 
 // progress prints a one-line percentage to a terminal, rewriting it in
 // place, and erases it when done.
@@ -33,7 +24,7 @@ type progress struct {
 // newProgress returns a progress line for reading size bytes of the trace
 // called name, or nil when stderr is not a terminal or the trace is small.
 func newProgress(stderr io.Writer, name string, size int64) *progress {
-	if size < progressMinSize || !isTerminal(stderr) {
+	if size < progressMinSize || !term.IsTerminal(stderr) {
 		return nil
 	}
 	return &progress{w: stderr, label: "analyze: reading " + name, percent: -1}

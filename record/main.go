@@ -19,6 +19,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/mgtrace/mgtrace/internal/term"
 	"github.com/mgtrace/mgtrace/record/internal/recorder"
 )
 
@@ -85,7 +86,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 		Program: rest[0], Args: rest[1:], Output: out, ProbeDir: *probeDir,
 		Valgrind: *valgrind, ValgrindArgs: *vgArgs, Stdin: stdin, Stdout: stdout, Stderr: stderr,
 	}
-	showProgress := !*quiet && (*progress == "always" || *progress == "auto" && isTerminal(stderr))
+	showProgress := !*quiet && (*progress == "always" || *progress == "auto" && term.IsTerminal(stderr))
 	if showProgress {
 		opts.Progress = func(events uint64, bytes int64) {
 			fmt.Fprintf(stderr, "\rrecord: %d events, %.1f MiB ", events, float64(bytes)/(1<<20))
@@ -146,14 +147,4 @@ func summary(r *recorder.Result) string {
 		fmt.Sprintf("%d bytes (%.2f bytes per memory event)", r.Bytes, per),
 		how,
 	}, ", ")
-}
-
-// isTerminal reports whether w is a character device (a terminal).
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }

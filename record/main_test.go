@@ -9,8 +9,6 @@ package main
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -19,7 +17,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -31,108 +28,9 @@ import (
 // ---------------------------------------------------------------------------
 // The probe (as in record/internal/recorder's tests).
 
-const (
-	probeFile      = "mgtrace-amd64-linux"
-	valgrindHeader = "/usr/include/valgrind/pub_tool_basics.h"
-)
-
-var probeBuild struct {
-	once sync.Once
-	dir  string
-	err  error
-}
-
-// needProbe returns the folder holding a probe built from the current
-// sources, building it on first use. It skips the test when the tools to
-// build or run it are missing.
-func needProbe(t testing.TB) string {
-	t.Helper()
-	if runtime.GOOS != "linux" || runtime.GOARCH != "amd64" {
-		t.Skipf("the recorder needs linux/amd64, not %s/%s", runtime.GOOS, runtime.GOARCH)
-	}
-	if _, err := exec.LookPath("valgrind"); err != nil {
-		t.Skipf("valgrind is not installed (%v): apt-get install valgrind", err)
-	}
-	if _, err := exec.LookPath("gcc"); err != nil {
-		t.Skipf("gcc is not installed (%v): cannot build the probe", err)
-	}
-	if _, err := exec.LookPath("make"); err != nil {
-		t.Skipf("make is not installed (%v): cannot build the probe", err)
-	}
-	if _, err := os.Stat(valgrindHeader); err != nil {
-		t.Skipf("the Valgrind tool headers are missing (%v): apt-get install valgrind", err)
-	}
-	root := testprog.Root(t)
-	probeBuild.once.Do(func() { probeBuild.dir, probeBuild.err = buildProbe(root) })
-	if probeBuild.err != nil {
-		t.Fatalf("build the probe: %v", probeBuild.err)
-	}
-	return probeBuild.dir
-}
-
-var probeSources = []string{"mgt_main.c", "protocol.h", "Makefile"}
-
-func hashProbeSources(src string) (string, error) {
-	h := sha256.New()
-	for _, name := range probeSources {
-		data, err := os.ReadFile(filepath.Join(src, name))
-		if err != nil {
-			return "", err
-		}
-		fmt.Fprintf(h, "%s:%d:", name, len(data))
-		h.Write(data)
-	}
-	return hex.EncodeToString(h.Sum(nil))[:16], nil
-}
-
-// buildProbe builds the probe with make into a fresh folder and renames it
-// into the cache, so that concurrent test binaries never see a half-built
-// probe.
-func buildProbe(root string) (string, error) {
-	src := filepath.Join(root, "record", "vgtool")
-	sum, err := hashProbeSources(src)
-	if err != nil {
-		return "", err
-	}
-	cache := filepath.Join(os.TempDir(), "mgtrace-probe-"+sum)
-	if ownedFile(filepath.Join(cache, probeFile)) {
-		return cache, nil
-	}
-	tmp, err := os.MkdirTemp(os.TempDir(), "mgtrace-probe-build-")
-	if err != nil {
-		return "", err
-	}
-	out, err := exec.Command("make", "-C", src, "OUT="+tmp).CombinedOutput()
-	if err != nil {
-		os.RemoveAll(tmp)
-		return "", fmt.Errorf("make -C %s OUT=%s: %v\n%s", src, tmp, err, out)
-	}
-	if again, err := hashProbeSources(src); err != nil || again != sum {
-		return tmp, nil // the sources changed while make ran: don't cache
-	}
-	if err := os.Rename(tmp, cache); err != nil {
-		os.RemoveAll(tmp)
-		if ownedFile(filepath.Join(cache, probeFile)) {
-			return cache, nil
-		}
-		return "", err
-	}
-	return cache, nil
-}
-
-func ownedFile(path string) bool {
-	for _, p := range []string{path, filepath.Dir(path)} {
-		st, err := os.Stat(p)
-		if err != nil {
-			return false
-		}
-		sys, ok := st.Sys().(*syscall.Stat_t)
-		if !ok || int(sys.Uid) != os.Getuid() {
-			return false
-		}
-	}
-	return true
-}
+// needProbe returns the folder of a probe built from the current sources
+// (see testprog.Probe).
+func needProbe(t testing.TB) string { return testprog.Probe(t) }
 
 // ---------------------------------------------------------------------------
 // Helpers.
