@@ -33,6 +33,7 @@
 #include "pub_tool_vki.h"
 #include "pub_tool_vkiscnums.h"
 #include "pub_tool_mallocfree.h"
+#include "pub_tool_hashtable.h"
 #include "libvex_guest_offsets.h"
 #include "valgrind.h"
 
@@ -61,6 +62,14 @@ static const HChar* mgt_out = 0;
 static ULong mgt_next_sb_id = 1;
 static ThreadId mgt_last_tid = VG_INVALID_THREADID;
 static Bool mgt_write_failed = False;
+
+/* Live translations: guest address (the key Valgrind discards them by) to
+   superblock id, so that a discard can tell the driver which id to free. */
+typedef struct {
+   VgHashNode node; /* key: the translation's guest address (nraddr) */
+   ULong id;
+} LiveSB;
+static VgHashTable* mgt_live = 0;
 /* False in a process that is not the recorded one (a forked child that
    ran exec): it runs uninstrumented and writes nothing. */
 static Bool mgt_recording = True;
@@ -494,6 +503,13 @@ static IRSB* mgt_instrument(VgCallbackClosure* closure, IRSB* in, const VexGuest
 
    ULong id = mgt_next_sb_id++;
    emit_sb_def(id, in, sites, nsites);
+   LiveSB* live = VG_(HT_remove)(mgt_live, closure->nraddr);
+   if (live == 0) {
+      live = VG_(malloc)("mgt.live", sizeof(LiveSB));
+   }
+   live->node.key = closure->nraddr;
+   live->id = id;
+   VG_(HT_add_node)(mgt_live, live);
 
    /* Pass 2: copy the SB, adding the record writes. */
    IRSB* out = deepCopyIRSBExceptStmts(in);
@@ -652,6 +668,19 @@ static IRSB* mgt_instrument(VgCallbackClosure* closure, IRSB* in, const VexGuest
 /* ------------------------------------------------------------------ */
 /* Events from the core                                                */
 /* ------------------------------------------------------------------ */
+
+static void on_discard(Addr orig_addr, VexGuestExtents extents)
+{
+   LiveSB* live = VG_(HT_remove)(mgt_live, orig_addr);
+   if (live == 0) {
+      return;
+   }
+   if (mgt_recording) {
+      need(1);
+      put(hdr(MGT_REC_SB_FREE, 1, (UInt)live->id));
+   }
+   VG_(free)(live);
+}
 
 static void on_start_client_code(ThreadId tid, ULong blocks)
 {
@@ -920,6 +949,8 @@ static void mgt_pre_clo_init(void)
    VG_(needs_command_line_options)(mgt_process_cmd_line_option, mgt_print_usage, mgt_print_debug_usage);
    VG_(needs_syscall_wrapper)(pre_syscall, post_syscall);
    VG_(needs_client_requests)(on_client_request);
+   VG_(needs_superblock_discards)(on_discard);
+   mgt_live = VG_(HT_construct)("mgt.live");
 
    VG_(track_start_client_code)(on_start_client_code);
    VG_(track_pre_thread_ll_create)(on_thread_create);

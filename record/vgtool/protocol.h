@@ -97,6 +97,10 @@
    the interruption. */
 #define MGT_REC_CUT 13
 
+/* SB_FREE: Valgrind discarded the translation of superblock id (bits
+   32..63): it will not run again, and its id is not reused. */
+#define MGT_REC_SB_FREE 14
+
 /* EXIT: the process ended. Bits 32..63: exit code (as Valgrind's fini
    saw it). Last record of a whole stream. */
 #define MGT_REC_EXIT 12

@@ -76,6 +76,7 @@ type Stats struct {
 	Executions  uint64 // SB_EXEC records
 	Dropped     uint64 // derivations dropped because their result is not a heap address
 	Images      uint64 // program images replaced by exec
+	Freed       uint64 // superblock descriptions dropped because Valgrind discarded them
 }
 
 // Decoder turns the probe's raw stream into events.
@@ -353,6 +354,14 @@ func (d *Decoder) record(h uint64) error {
 		d.skip(n - 3)
 		d.heap.unmapped(start, length)
 		d.sink.Unmap(start, length)
+	case recSBFree:
+		// The translation is gone: drop its description so that the
+		// table stays as small as the live translations.
+		d.skip(n - 1)
+		if top < uint64(len(d.sbs)) && d.sbs[top] != nil {
+			d.sbs[top] = nil
+			d.stats.Freed++
+		}
 	case recExit:
 		d.skip(n - 1)
 		code := top

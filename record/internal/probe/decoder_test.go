@@ -381,6 +381,24 @@ func TestDecodeClientRequestSequence(t *testing.T) {
 	}
 }
 
+// A discarded superblock's description is dropped: running it again is
+// an error.
+func TestDecodeSBFree(t *testing.T) {
+	s := (&stream{}).hello().switchTo(1)
+	listSB(s)
+	s.put(hdr(recSBExec, 0, 1), 0x5008, 0x5020, 0x7ff0, 42, 0x8000, 0x2000, 1, 2, 3, 4, 5, 6, 0x7fe8)
+	s.put(hdr(recSBFree, 1, 1))
+	c, d := decode(t, s)
+	if d.Stats().Freed != 1 || len(c.events) != 4 {
+		t.Fatalf("freed %d, %d events", d.Stats().Freed, len(c.events))
+	}
+	s.put(hdr(recSBExec, 0, 1))
+	err := NewDecoder(bytes.NewReader(s.bytes()), &collect{}).Run()
+	if err == nil || !strings.Contains(err.Error(), "undefined superblock 1") {
+		t.Fatalf("running a freed superblock: %v", err)
+	}
+}
+
 // A stream cut inside a record (the probe was killed) ends after the last
 // whole record.
 func TestDecodeTruncated(t *testing.T) {

@@ -24,6 +24,7 @@ const (
 	recMunmap       = 11
 	recExit         = 12
 	recCut          = 13
+	recSBFree       = 14
 )
 
 // SB_EXEC flags (MGT_EXECF_*).
