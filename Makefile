@@ -19,7 +19,7 @@ BENCH_RUNS ?= 3
 PROTOC_GO_OUT = protoc --plugin=protoc-gen-go=bin/protoc-gen-go \
 	--go_opt=module=$(MODULE) -I schema schema/trace.proto
 
-.PHONY: all help deps build test fmt-check vet race check-generate generate bench bench-record demo fuzz clean
+.PHONY: pgo all help deps build test fmt-check vet race check-generate generate bench bench-record demo fuzz clean
 
 all: build
 
@@ -32,6 +32,7 @@ help:
 	@echo 'make check-generate  check that schema/tracepb/trace.pb.go matches schema/trace.proto'
 	@echo 'make bench           run both benchmarks, trace then record, and update bench/RESULTS.md (BENCH_EVENTS=$(BENCH_EVENTS))'
 	@echo 'make bench-record    time record against valgrind --tool=none and native runs, update bench/RESULTS.md (BENCH_RUNS=$(BENCH_RUNS), about 4 minutes)'
+	@echo 'make pgo             regenerate record/default.pgo, the profile bin/record is optimized with'
 	@echo 'make fuzz            fuzz the trace reader and the probe stream decoder, FUZZTIME=$(FUZZTIME) each'
 	@echo 'make clean           remove bin/ and out/'
 
@@ -109,6 +110,18 @@ bench: bin/tracebench
 # of a few programs, with record and the probe built from the sources.
 bench-record: build bin/recordbench
 	bin/recordbench -runs $(BENCH_RUNS) -results bench/RESULTS.md
+
+# record/default.pgo: the CPU profile Go's profile-guided optimization
+# builds bin/record with (recording the list and tree benchmark programs).
+# Regenerate it after large changes to the recorder's hot path.
+pgo: build
+	@mkdir -p out
+	gcc -O2 -g -Iinclude -o out/pgo-list testdata/programs/list.c
+	gcc -O2 -g -Iinclude -o out/pgo-tree testdata/programs/tree.c
+	bin/record -q --cpuprofile out/pgo-list.prof -o out/pgo-list.trace -- out/pgo-list 100000 > /dev/null
+	bin/record -q --cpuprofile out/pgo-tree.prof -o out/pgo-tree.trace -- out/pgo-tree 150000 > /dev/null
+	$(GO) tool pprof -proto out/pgo-list.prof out/pgo-tree.prof > record/default.pgo
+	rm -f out/pgo-list.trace out/pgo-tree.trace
 
 # The demo: record a C program that builds a linked list, then look at the
 # trace: what it holds, and the stores that built each node.
