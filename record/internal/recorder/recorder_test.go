@@ -876,3 +876,75 @@ func TestManyBlocks(t *testing.T) {
 	}
 	t.Logf("%d events in %d EVENTS and %d TABLES blocks; %d instructions, %d functions", s.Events, ev, tb, s.Tables.Instructions, s.Tables.Functions)
 }
+
+// TestExec records a shell that execs the list program (as wrapper
+// scripts do): the trace follows the exec, so it holds the list's stores,
+// located in list.c, on the one thread the shell started with; the list's
+// own struct layouts are there because its image is the main module.
+func TestExec(t *testing.T) {
+	t.Parallel()
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh")
+	}
+	list := testprog.Build(t, "list")
+	rec := record(t, sh, []string{"-c", "exec " + list + " 3"})
+	if rec.res.Status() != 0 {
+		t.Fatalf("exit status %d, want 0", rec.res.Status())
+	}
+	nodes := 0
+	for _, line := range strings.Split(rec.stdout, "\n") {
+		if strings.HasPrefix(line, "node ") {
+			nodes++
+		}
+	}
+	if nodes != 3 {
+		t.Fatalf("the program printed %d nodes, want 3:\n%s", nodes, rec.stdout)
+	}
+	tr := readTrace(t, rec.trace, schema.KindStore, schema.KindThreadCreate, schema.KindThreadSwitch)
+	inList := 0
+	for _, ev := range tr.events {
+		switch ev.Kind {
+		case schema.KindThreadCreate, schema.KindThreadSwitch:
+			t.Fatalf("exec made a thread event: %+v", ev)
+		case schema.KindStore:
+			if strings.HasSuffix(tr.r.Tables().Locate(ev.PC).File, "list.c") {
+				inList++
+			}
+		}
+	}
+	if inList < 6 {
+		t.Fatalf("%d stores located in list.c after the exec, want at least 6 (two fields of three nodes)", inList)
+	}
+	if tr.r.Tables().Types["node"] == nil {
+		t.Fatalf("struct node is not in the trace's tables: the exec'd image should be the main module")
+	}
+	if th := tr.r.Footer().Threads; len(th) != 1 {
+		t.Fatalf("%d threads in the footer, want 1", len(th))
+	}
+}
+
+// TestForkedChildNotRecorded records a shell that runs the list program
+// in a forked child (a pipeline): the program still runs and prints, the
+// trace is whole and holds the shell only (docs/record.md, Limits).
+func TestForkedChildNotRecorded(t *testing.T) {
+	t.Parallel()
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh")
+	}
+	list := testprog.Build(t, "list")
+	rec := record(t, sh, []string{"-c", list + " 2 | cat"})
+	if rec.res.Status() != 0 || strings.Count(rec.stdout, "node ") != 2 {
+		t.Fatalf("exit status %d, output:\n%s", rec.res.Status(), rec.stdout)
+	}
+	tr := readTrace(t, rec.trace, schema.KindStore)
+	if !tr.r.End().Whole {
+		t.Fatalf("trace not whole: %+v", tr.r.End())
+	}
+	for _, ev := range tr.events {
+		if strings.HasSuffix(tr.r.Tables().Locate(ev.PC).File, "list.c") {
+			t.Fatalf("a store of the forked child's list program is in the trace: %+v", ev)
+		}
+	}
+}
