@@ -19,7 +19,7 @@ BENCH_RUNS ?= 3
 PROTOC_GO_OUT = protoc --plugin=protoc-gen-go=bin/protoc-gen-go \
 	--go_opt=module=$(MODULE) -I schema schema/trace.proto
 
-.PHONY: pgo all help deps build test fmt-check vet race check-generate generate bench bench-record demo fuzz clean
+.PHONY: traces pgo all help deps build test fmt-check vet race check-generate generate bench bench-record demo fuzz clean
 
 all: build
 
@@ -32,6 +32,7 @@ help:
 	@echo 'make check-generate  check that schema/tracepb/trace.pb.go matches schema/trace.proto'
 	@echo 'make bench           run both benchmarks, trace then record, and update bench/RESULTS.md (BENCH_EVENTS=$(BENCH_EVENTS))'
 	@echo 'make bench-record    time record against valgrind --tool=none and native runs, update bench/RESULTS.md (BENCH_RUNS=$(BENCH_RUNS), about 4 minutes)'
+	@echo 'make traces          re-record the small traces in testdata/traces/ that analysis tests use'
 	@echo 'make pgo             regenerate record/default.pgo, the profile bin/record is optimized with'
 	@echo 'make fuzz            fuzz the trace reader and the probe stream decoder, FUZZTIME=$(FUZZTIME) each'
 	@echo 'make clean           remove bin/ and out/'
@@ -110,6 +111,11 @@ bench: bin/tracebench
 # of a few programs, with record and the probe built from the sources.
 bench-record: build bin/recordbench
 	bin/recordbench -runs $(BENCH_RUNS) -results bench/RESULTS.md
+
+# testdata/traces/*.trace: small recorded traces that analysis tests read
+# without the recorder (see testdata/traces/README.md).
+traces: build
+	testdata/traces/regen.sh
 
 # record/default.pgo: the CPU profile Go's profile-guided optimization
 # builds bin/record with (recording the list and tree benchmark programs).

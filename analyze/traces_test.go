@@ -1,0 +1,115 @@
+package main
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mgtrace/mgtrace/internal/testprog"
+	"github.com/mgtrace/mgtrace/schema"
+)
+
+// TestCommittedTraces checks the traces in testdata/traces: each reads
+// whole, passes Summarize with every pc described, and holds the events
+// its program is recorded for (testdata/traces/README.md).
+func TestCommittedTraces(t *testing.T) {
+	root := testprog.Root(t)
+	dir := filepath.Join(root, "testdata", "traces")
+	paths, err := filepath.Glob(filepath.Join(dir, "*.trace"))
+	if err != nil || len(paths) < 7 {
+		t.Fatalf("found %d traces in %s (%v), want the 7 of its README", len(paths), dir, err)
+	}
+	readme, err := os.ReadFile(filepath.Join(dir, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range paths {
+		name := strings.TrimSuffix(filepath.Base(path), ".trace")
+		t.Run(name, func(t *testing.T) {
+			if !strings.Contains(string(readme), "`"+name+".trace`") {
+				t.Errorf("%s.trace is not described in testdata/traces/README.md", name)
+			}
+			r, err := schema.Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			s, err := schema.Summarize(r, nil)
+			if err != nil {
+				t.Fatalf("Summarize: %v", err)
+			}
+			if !r.End().Whole {
+				t.Fatalf("not whole: %+v", r.End())
+			}
+			if s.PCsWithoutInstruction != 0 {
+				t.Fatalf("%d pcs have no instruction entry", s.PCsWithoutInstruction)
+			}
+			if r.Header().Program != "./"+name {
+				t.Fatalf("program %q, want ./%s", r.Header().Program, name)
+			}
+			checkTrace(t, root, name, path)
+		})
+	}
+}
+
+// checkTrace checks what each program's trace must hold.
+func checkTrace(t *testing.T, root, name, path string) {
+	r, err := schema.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var stores, cpoints, marks, threads int
+	var signal *schema.Event
+	src := "testdata/programs/" + name + ".c"
+	for {
+		ev, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch ev.Kind {
+		case schema.KindStore:
+			if r.Tables().Locate(ev.PC).File == src {
+				stores++
+			}
+		case schema.KindClientRequest:
+			if ev.Num == 1 && ev.Name == "list" {
+				cpoints++
+			}
+			if ev.Num == 2 && ev.Name == "phase-2" {
+				marks++
+			}
+		case schema.KindThreadCreate:
+			threads++
+		case schema.KindSignal:
+			e := *ev
+			signal = &e
+		}
+	}
+	if stores == 0 {
+		t.Fatalf("no store located in %s", src)
+	}
+	switch name {
+	case "cpoint":
+		if cpoints != 8 || marks != 1 {
+			t.Fatalf("%d C-points and %d marks, want 8 and 1", cpoints, marks)
+		}
+	case "threads":
+		if threads != 2 {
+			t.Fatalf("%d thread creations, want 2", threads)
+		}
+	case "wild":
+		if signal == nil || signal.Num != 11 || signal.Addr != 0x8 {
+			t.Fatalf("signal %+v, want SIGSEGV at address 0x8", signal)
+		}
+		loc := r.Tables().Locate(signal.PC)
+		if want := testprog.Line(t, "wild", "/* FAULT */"); loc.File != src || int(loc.Line) != want {
+			t.Fatalf("signal at %s, want %s:%d", loc, src, want)
+		}
+	}
+}
