@@ -39,9 +39,11 @@
 
 #include "protocol.h"
 
-/* From Valgrind's core (m_libcfile.c), linked into every tool but not in
-   the tool headers: needed to make the FIFO's descriptor close-on-exec. */
+/* From Valgrind's core, linked into every tool but not in the tool
+   headers: fcntl (m_libcfile.c) to make descriptors close-on-exec, and a
+   shared file mapping (m_aspacemgr) for the chunks the driver reads. */
 extern Int VG_(fcntl)(Int fd, Int cmd, Addr arg);
+extern SysRes VG_(am_shared_mmap_file_float_valgrind)(SizeT length, UInt prot, Int fd, Off64T offset);
 #define MGT_F_SETFD 2
 #define MGT_FD_CLOEXEC 1
 
@@ -49,13 +51,32 @@ extern Int VG_(fcntl)(Int fd, Int cmd, Addr arg);
 /* The buffer                                                          */
 /* ------------------------------------------------------------------ */
 
-#define BUF_WORDS (1u << 17) /* 1 MiB: as large as the pipe, so that a flush does not wait */
+/* Records are written into chunks of a file the driver maps too
+   (MGT_CHUNK_BYTES each, protocol.h); the FIFO carries only "chunk i holds
+   n bytes" notices, and the driver hands chunks back through a second
+   FIFO. A process that does not record writes into a private buffer that
+   is thrown away. */
+#define BUF_WORDS (MGT_CHUNK_BYTES / 8)
+#define MAX_CHUNKS 256
 
-static ULong mgt_buf[BUF_WORDS];
-/* Next free word. Read and written by instrumented code. */
-static ULong* mgt_cur = mgt_buf;
+static ULong mgt_private[BUF_WORDS];
+/* The chunk being filled (or the private buffer), its end, and the next
+   free word. Instrumented code reads mgt_cur and mgt_end and writes
+   mgt_cur. */
+static ULong* mgt_buf = mgt_private;
+static ULong* mgt_end = mgt_private + BUF_WORDS;
+static ULong* mgt_cur = mgt_private;
 /* Header of the SB being run, or 0 between SBs. */
 static ULong* mgt_sb_hdr = 0;
+
+static UChar* mgt_shm = 0;  /* the mapped chunks */
+static UInt mgt_nchunks = 0;
+static Int mgt_chunk = -1;  /* index of the chunk being filled; -1: private */
+static UInt mgt_free[MAX_CHUNKS]; /* chunks handed back and not used yet */
+static UInt mgt_nfree = 0;
+static Int mgt_ret_fd = -1;
+static const HChar* mgt_shm_path = 0;
+static const HChar* mgt_ret_path = 0;
 
 static Int mgt_fd = -1;
 static const HChar* mgt_out = 0;
@@ -91,11 +112,80 @@ static void write_all(const UChar* p, SizeT n)
    }
 }
 
-/* Writes out the buffer. Never called while an SB is in progress. */
-static void mgt_flush(void)
+/* Stops recording: from now on records go to the private buffer. */
+static void stop_recording(void)
 {
-   write_all((const UChar*)mgt_buf, (mgt_cur - mgt_buf) * sizeof(ULong));
-   mgt_cur = mgt_buf;
+   mgt_recording = False;
+   mgt_write_failed = True;
+   mgt_chunk = -1;
+   mgt_buf = mgt_cur = mgt_private;
+   mgt_end = mgt_private + BUF_WORDS;
+}
+
+/* Takes a free chunk to fill, waiting for the driver to hand one back if
+   needed. False when the driver is gone. */
+static Bool acquire(void)
+{
+   while (mgt_nfree == 0) {
+      UInt got[64];
+      Int n = VG_(read)(mgt_ret_fd, got, sizeof got);
+      if (n <= 0) {
+         return False;
+      }
+      for (Int i = 0; i < n / 4; i++) {
+         if (got[i] < mgt_nchunks && mgt_nfree < MAX_CHUNKS) {
+            mgt_free[mgt_nfree++] = got[i];
+         }
+      }
+   }
+   mgt_chunk = mgt_free[--mgt_nfree];
+   mgt_buf = mgt_cur = (ULong*)(mgt_shm + (SizeT)mgt_chunk * MGT_CHUNK_BYTES);
+   mgt_end = mgt_buf + BUF_WORDS;
+   return True;
+}
+
+/* Tells the driver that chunk i holds n bytes of records (0: it is
+   handed back unused). */
+static Bool notify(UInt i, SizeT n)
+{
+   ULong notice = ((ULong)i << 32) | n;
+   write_all((const UChar*)&notice, sizeof notice);
+   return !mgt_write_failed;
+}
+
+/* Sends the chunk being filled to the driver and, when more records will
+   follow (more), takes another. Never called while an SB is in progress. */
+static void send_chunk(Bool more)
+{
+   if (mgt_chunk < 0) {
+      mgt_cur = mgt_buf; /* private: thrown away */
+      return;
+   }
+   SizeT n = (mgt_cur - mgt_buf) * sizeof(ULong);
+   if (n == 0 && more) {
+      return;
+   }
+   if (!notify(mgt_chunk, n) || (more && !acquire())) {
+      stop_recording();
+      return;
+   }
+   if (!more) {
+      mgt_chunk = -1;
+      mgt_buf = mgt_cur = mgt_private;
+      mgt_end = mgt_private + BUF_WORDS;
+   }
+}
+
+static void mgt_flush(void) { send_chunk(True); }
+
+/* Hands every chunk this image holds back to the driver (before exec:
+   the next image takes chunks from the driver afresh). */
+static void give_back_chunks(void)
+{
+   send_chunk(False);
+   while (mgt_nfree > 0 && !mgt_write_failed) {
+      notify(mgt_free[--mgt_nfree], 0);
+   }
 }
 
 static void settle(void);
@@ -111,7 +201,7 @@ static void need(SizeT n)
    if (mgt_sb_hdr != 0) {
       settle();
    }
-   if ((SizeT)(mgt_buf + BUF_WORDS - mgt_cur) < n) {
+   if ((SizeT)(mgt_end - mgt_cur) < n) {
       mgt_flush();
    }
 }
@@ -529,7 +619,9 @@ static IRSB* mgt_instrument(VgCallbackClosure* closure, IRSB* in, const VexGuest
          addStmtToIRSB(out, IRStmt_WrTmp(c0, IRExpr_Load(Iend_LE, Ity_I64, u64((ULong)(HWord)&mgt_cur))));
          IRTemp h0 = newIRTemp(out->tyenv, Ity_I64);
          addStmtToIRSB(out, IRStmt_WrTmp(h0, IRExpr_Load(Iend_LE, Ity_I64, u64((ULong)(HWord)&mgt_sb_hdr))));
-         IRTemp room = tmp_of(out, IRExpr_Binop(Iop_Sub64, u64((ULong)(HWord)(mgt_buf + BUF_WORDS)), IRExpr_RdTmp(c0)));
+         IRTemp e0 = newIRTemp(out->tyenv, Ity_I64);
+         addStmtToIRSB(out, IRStmt_WrTmp(e0, IRExpr_Load(Iend_LE, Ity_I64, u64((ULong)(HWord)&mgt_end))));
+         IRTemp room = tmp_of(out, IRExpr_Binop(Iop_Sub64, IRExpr_RdTmp(e0), IRExpr_RdTmp(c0)));
          IRTemp full = newIRTemp(out->tyenv, Ity_I1);
          addStmtToIRSB(out, IRStmt_WrTmp(full, IRExpr_Binop(Iop_CmpLT64U, IRExpr_RdTmp(room), u64(8 * (words + 1)))));
          IRTemp stale = newIRTemp(out->tyenv, Ity_I1);
@@ -713,11 +805,12 @@ static UWord (*pending_args)[6];
 
 static void pre_syscall(ThreadId tid, UInt sysno, UWord* args, UInt nargs)
 {
-   if (sysno == __NR_execve || sysno == __NR_execveat) {
+   if ((sysno == __NR_execve || sysno == __NR_execveat) && mgt_recording) {
       /* If the exec succeeds this image ends without fini: send what the
-         buffer holds. The new image's probe goes on with a new HELLO. */
+         chunk holds and hand every chunk back. The new image's probe
+         goes on with a new HELLO. */
       need(1);
-      mgt_flush();
+      give_back_chunks();
    }
    for (UInt i = 0; i < 6; i++) {
       pending_args[tid][i] = i < nargs ? args[i] : 0;
@@ -726,6 +819,12 @@ static void pre_syscall(ThreadId tid, UInt sysno, UWord* args, UInt nargs)
 
 static void post_syscall(ThreadId tid, UInt sysno, UWord* args, UInt nargs, SysRes res)
 {
+   if ((sysno == __NR_execve || sysno == __NR_execveat) && mgt_recording && mgt_chunk < 0) {
+      /* The exec failed: this image goes on; take a chunk again. */
+      if (!acquire()) {
+         stop_recording();
+      }
+   }
    need(10);
    put(hdr(MGT_REC_SYSCALL, 10, sysno));
    put(tid);
@@ -821,12 +920,24 @@ static Bool mgt_process_cmd_line_option(const HChar* arg)
    if (VG_STR_CLO(arg, "--mgt-out", mgt_out)) {
       return True;
    }
+   if (VG_STR_CLO(arg, "--mgt-shm", mgt_shm_path)) {
+      return True;
+   }
+   if (VG_STR_CLO(arg, "--mgt-ret", mgt_ret_path)) {
+      return True;
+   }
+   if (VG_BINT_CLO(arg, "--mgt-chunks", mgt_nchunks, 2, MAX_CHUNKS)) {
+      return True;
+   }
    return False;
 }
 
 static void mgt_print_usage(void)
 {
-   VG_(printf)("    --mgt-out=<fifo>          where to stream raw records [required]\n");
+   VG_(printf)("    --mgt-out=<fifo>          where to send chunk notices [required]\n");
+   VG_(printf)("    --mgt-shm=<file>          the file of chunks records are written into [required]\n");
+   VG_(printf)("    --mgt-ret=<fifo>          where chunks come back from the driver [required]\n");
+   VG_(printf)("    --mgt-chunks=<n>          how many chunks the file holds [required]\n");
 }
 
 static void mgt_print_debug_usage(void) {}
@@ -861,7 +972,12 @@ static void on_fork_child(ThreadId tid)
       VG_(close)(mgt_fd);
       mgt_fd = -1;
    }
-   mgt_write_failed = True;
+   if (mgt_ret_fd >= 0) {
+      VG_(close)(mgt_ret_fd);
+      mgt_ret_fd = -1;
+   }
+   /* The chunks are shared with the parent: write elsewhere. */
+   stop_recording();
 }
 
 /* Decides whether this process is the recorded one. Valgrind follows exec
@@ -900,8 +1016,8 @@ static Bool is_recorded_process(void)
 
 static void mgt_post_clo_init(void)
 {
-   if (mgt_out == 0) {
-      VG_(fmsg)("mgtrace: --mgt-out=<fifo> is required (run the probe through `record`)\n");
+   if (mgt_out == 0 || mgt_shm_path == 0 || mgt_ret_path == 0 || mgt_nchunks == 0) {
+      VG_(fmsg)("mgtrace: --mgt-out, --mgt-shm, --mgt-ret and --mgt-chunks are required (run the probe through `record`)\n");
       VG_(exit)(2);
    }
    pending_args = VG_(calloc)("mgt.args", VG_N_THREADS, sizeof(*pending_args));
@@ -918,6 +1034,30 @@ static void mgt_post_clo_init(void)
    mgt_fd = hide_fd(sr_Res(r));
    /* Closed on exec: the next image's probe opens the FIFO again. */
    VG_(fcntl)(mgt_fd, MGT_F_SETFD, MGT_FD_CLOEXEC);
+   r = VG_(open)(mgt_ret_path, VKI_O_RDONLY, 0);
+   if (sr_isError(r)) {
+      VG_(fmsg)("mgtrace: cannot open %s\n", mgt_ret_path);
+      VG_(exit)(2);
+   }
+   mgt_ret_fd = hide_fd(sr_Res(r));
+   VG_(fcntl)(mgt_ret_fd, MGT_F_SETFD, MGT_FD_CLOEXEC);
+   r = VG_(open)(mgt_shm_path, VKI_O_RDWR, 0);
+   if (sr_isError(r)) {
+      VG_(fmsg)("mgtrace: cannot open %s\n", mgt_shm_path);
+      VG_(exit)(2);
+   }
+   SysRes m = VG_(am_shared_mmap_file_float_valgrind)((SizeT)mgt_nchunks * MGT_CHUNK_BYTES,
+                                                      VKI_PROT_READ | VKI_PROT_WRITE, sr_Res(r), 0);
+   VG_(close)(sr_Res(r));
+   if (sr_isError(m)) {
+      VG_(fmsg)("mgtrace: cannot map %s\n", mgt_shm_path);
+      VG_(exit)(2);
+   }
+   mgt_shm = (UChar*)sr_Res(m);
+   if (!acquire()) {
+      VG_(fmsg)("mgtrace: the recorder gave no chunk to write into\n");
+      VG_(exit)(2);
+   }
    VG_(atfork)(0, 0, on_fork_child);
    need(3);
    put(hdr(MGT_REC_HELLO, 3, MGT_PROTOCOL_VERSION));
@@ -929,7 +1069,7 @@ static void mgt_fini(Int exitcode)
 {
    need(1);
    put(hdr(MGT_REC_EXIT, 1, (UInt)exitcode));
-   mgt_flush();
+   send_chunk(False);
    if (mgt_fd >= 0) {
       VG_(close)(mgt_fd);
       mgt_fd = -1;

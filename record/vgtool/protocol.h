@@ -5,6 +5,14 @@
    the buffer to a FIFO the driver reads. Every decision (what an event
    means, how it is encoded, what the source line is) is the driver's.
 
+   Transport. Records are written into chunks of MGT_CHUNK_BYTES of a file
+   that the probe and the driver both map (--mgt-shm, --mgt-chunks); a
+   record never straddles two chunks. The FIFO (--mgt-out) carries 8-byte
+   notices, chunk index << 32 | bytes used, in stream order (0 bytes: the
+   chunk is handed back unused); the driver hands each chunk back, once
+   read, as a 4-byte index on a second FIFO (--mgt-ret). The records of
+   the chunks, in notice order, form the stream.
+
    The stream is a sequence of little-endian 64-bit words. Every record
    starts with a header word:
 
@@ -21,7 +29,10 @@
 #ifndef MGT_PROTOCOL_H
 #define MGT_PROTOCOL_H
 
-#define MGT_PROTOCOL_VERSION 1
+#define MGT_PROTOCOL_VERSION 2
+
+/* Size of one chunk of the shared file. */
+#define MGT_CHUNK_BYTES (1 << 20)
 
 /* HELLO: version in bits 32..63; then words: pid, valgrind's main thread
    id. First record of every stream. */

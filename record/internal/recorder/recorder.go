@@ -15,7 +15,6 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"sort"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -125,6 +124,11 @@ func Record(opts Options) (*Result, error) {
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 		return nil, fmt.Errorf("make FIFO %s: %w", fifo, err)
 	}
+	chunks, err := newChunks(work)
+	if err != nil {
+		return nil, err
+	}
+	defer chunks.close()
 	out, err := os.OpenFile(opts.Output, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("create trace: %w", err)
@@ -134,6 +138,7 @@ func Record(opts Options) (*Result, error) {
 	logPath := filepath.Join(work, "valgrind.log")
 	args := []string{"--tool=" + ToolName, "--mgt-out=" + fifo, "-q", "--log-file=" + logPath,
 		"--vex-guest-chase=no", "--trace-children=yes", "--child-silent-after-fork=yes"}
+	args = append(args, chunks.probeArgs()...)
 	args = append(args, opts.ValgrindArgs...)
 	args = append(args, "--", prog)
 	args = append(args, opts.Args...)
@@ -199,7 +204,7 @@ func Record(opts Options) (*Result, error) {
 	if keep, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
 		go func() { <-exited; keep.Close() }()
 	}
-	finish, runErr := stream(pipe, out, hdr, opts, res)
+	finish, runErr := stream(newChunkReader(chunks, pipe), out, hdr, opts, res)
 	pipe.Close()
 	<-exited
 	if err := exitStatus(waitErr, res); err != nil {
@@ -255,7 +260,6 @@ func openFIFO(path string, exited chan struct{}) (*os.File, error) {
 		if o.err != nil {
 			return nil, fmt.Errorf("open FIFO: %w", o.err)
 		}
-		growPipe(o.f)
 		return o.f, nil
 	case <-exited:
 		// Unblock the opener by opening the write end ourselves.
@@ -267,20 +271,6 @@ func openFIFO(path string, exited chan struct{}) (*os.File, error) {
 		}
 		return nil, nil
 	}
-}
-
-// growPipe enlarges the FIFO's buffer to the probe's buffer size (1 MiB),
-// so that the probe's writes return at once and it runs while the
-// recorder decodes. Failure only costs speed.
-func growPipe(f *os.File) {
-	const fSetPipeSz = 1031 // F_SETPIPE_SZ
-	want := 1 << 20
-	if b, err := os.ReadFile("/proc/sys/fs/pipe-max-size"); err == nil {
-		if n, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && n < want {
-			want = n
-		}
-	}
-	syscall.Syscall(syscall.SYS_FCNTL, f.Fd(), fSetPipeSz, uintptr(want))
 }
 
 // exitStatus fills the program's exit status from valgrind's.
@@ -336,9 +326,7 @@ func stream(pipe io.Reader, out *os.File, hdr *tracepb.Header, opts Options, res
 			}
 		}()
 	}
-	pf := newPrefetcher(pipe, 1<<20, 32)
-	defer pf.Close()
-	dec := probe.NewDecoder(pf, s)
+	dec := probe.NewDecoder(pipe, s)
 	runErr := dec.Run()
 	stop.Store(true)
 	res.Events = w.Events()
