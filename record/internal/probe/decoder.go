@@ -115,6 +115,7 @@ type Decoder struct {
 	}
 
 	heldExits []schema.ThreadID // thread exits seen after an interruption
+	lastPC    uint64            // the last instruction a BLOCK event covered
 
 	exitCode *uint64
 }

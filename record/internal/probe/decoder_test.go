@@ -207,6 +207,22 @@ func TestDecodeSideExitAndCut(t *testing.T) {
 	}
 }
 
+// A fatal signal that interrupted nothing (SIGINT, SIGKILL) is placed at
+// the last instruction that ran.
+func TestDecodeAsyncFatalSignal(t *testing.T) {
+	s := (&stream{}).hello().switchTo(1)
+	listSB(s)
+	s.put(hdr(recSBExec, 0, 1), 0x5008, 0x5020, 0x7ff0, 42, 0x8000, 0x2000, 1, 2, 3, 4, 5, 6, 0x7fe8)
+	c, d := decode(t, s)
+	if err := d.Finish(2, 0); err != nil {
+		t.Fatal(err)
+	}
+	sig := c.events[len(c.events)-2]
+	if sig.Kind != schema.KindSignal || sig.Num != 2 || sig.PC != 0x1007 || sig.Addr != 0 {
+		t.Fatalf("signal %+v, want SIGINT at the last instruction 0x1007", sig)
+	}
+}
+
 // A superblock interrupted without a signal (Valgrind restarted the
 // instruction) must not lend its fault to a later signal.
 func TestDecodeTransparentCut(t *testing.T) {

@@ -84,6 +84,9 @@ func (d *Decoder) sbExec(h uint64) error {
 // blocks emits BLOCK events for the runs holding instructions from..to,
 // each run ending at its own end or at last.
 func (d *Decoder) blocks(sb *superblock, from, to, last int) error {
+	if to >= from {
+		d.lastPC = sb.insns[min(sb.runEnd[to], last)].pc
+	}
 	if d.fast != nil && d.started {
 		for i := from; i <= to; {
 			end := min(sb.runEnd[i], last)
@@ -211,6 +214,11 @@ func (d *Decoder) Finish(signal int, code int) error {
 		ev := d.newEvent(schema.KindSignal)
 		ev.Num = uint64(signal)
 		d.applyCut(ev)
+		if ev.PC == 0 {
+			// Not a fault (SIGINT, SIGKILL...): where the program was, as
+			// far as the trace knows.
+			ev.PC = d.lastPC
+		}
 		if err := d.emit(ev); err != nil {
 			return err
 		}
