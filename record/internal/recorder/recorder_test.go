@@ -948,3 +948,24 @@ func TestForkedChildNotRecorded(t *testing.T) {
 		}
 	}
 }
+
+// TestFailedExec records a program whose exec fails: the probe hands its
+// chunks back before execve and must take one again to record the rest.
+func TestFailedExec(t *testing.T) {
+	t.Parallel()
+	rec := record(t, testprog.Build(t, "execfail"), nil)
+	if rec.res.Status() != 0 || !strings.Contains(rec.stdout, "exec returned -1, sum 84") {
+		t.Fatalf("exit status %d, output %q", rec.res.Status(), rec.stdout)
+	}
+	tr := readTrace(t, rec.trace, schema.KindStore)
+	line := testprog.Line(t, "execfail", "/* AFTER */")
+	after := 0
+	for _, ev := range tr.events {
+		if loc := tr.r.Tables().Locate(ev.PC); strings.HasSuffix(loc.File, "execfail.c") && int(loc.Line) == line {
+			after++
+		}
+	}
+	if after != 8 {
+		t.Fatalf("%d stores on the AFTER line (%d), want 8", after, line)
+	}
+}
