@@ -74,6 +74,7 @@ type Writer struct {
 	bgDone   chan struct{}
 	bgErr    atomic.Pointer[error]
 	bytesOut atomic.Int64
+	flushed  atomic.Uint64 // events in blocks handed to the file
 }
 
 // blockJob is one block for the background goroutine.
@@ -158,8 +159,14 @@ func (w *Writer) drain() error {
 	return w.asyncErr()
 }
 
-// Events returns the number of events written so far.
+// Events returns the number of events written so far. Only the goroutine
+// that writes may call it; others use FlushedEvents.
 func (w *Writer) Events() uint64 { return w.seq }
+
+// FlushedEvents returns the number of events in the blocks written so far
+// (or queued for writing). It may be called from any goroutine, for
+// progress reports.
+func (w *Writer) FlushedEvents() uint64 { return w.flushed.Load() }
 
 // Bytes returns the number of bytes written to the underlying writer. It
 // may be called from any goroutine.
@@ -353,6 +360,7 @@ func (w *Writer) Flush() error {
 		if err := w.writeBlock(BlockEvents, w.batch.firstSeq, uint32(n)); err != nil {
 			return err
 		}
+		w.flushed.Store(w.seq)
 		w.batch.reset(w.seq)
 	}
 	return nil

@@ -321,7 +321,7 @@ func stream(pipe io.Reader, out *os.File, hdr *tracepb.Header, opts Options, res
 			for !stop.Load() {
 				time.Sleep(time.Second)
 				if !stop.Load() {
-					opts.Progress(s.events.Load(), s.bytes.Load())
+					opts.Progress(w.FlushedEvents(), w.Bytes())
 				}
 			}
 		}()
@@ -358,8 +358,6 @@ type sink struct {
 	mainPath string
 	mainSeen bool
 	memory   uint64
-	events   atomic.Uint64
-	bytes    atomic.Int64
 	warnings map[string]bool
 }
 
@@ -367,14 +365,7 @@ func (s *sink) Event(ev *schema.Event) error {
 	if ev.Kind == schema.KindLoad || ev.Kind == schema.KindStore {
 		s.memory++
 	}
-	if err := s.w.Write(ev); err != nil {
-		return err
-	}
-	if n := s.w.Events(); n&0xffff == 0 {
-		s.events.Store(n)
-		s.bytes.Store(s.w.Bytes())
-	}
-	return nil
+	return s.w.Write(ev)
 }
 
 // Block and Access take the most frequent events straight to the writer.

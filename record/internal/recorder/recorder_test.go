@@ -21,6 +21,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/mgtrace/mgtrace/internal/testprog"
@@ -968,4 +969,32 @@ func TestFailedExec(t *testing.T) {
 	if after != 8 {
 		t.Fatalf("%d stores on the AFTER line (%d), want 8", after, line)
 	}
+}
+
+// TestProgress records with a progress callback (run under -race: the
+// callback runs on its own goroutine while the trace is written).
+func TestProgress(t *testing.T) {
+	t.Parallel()
+	var calls, last uint64
+	var mu sync.Mutex
+	rec := record(t, testprog.Build(t, "tree"), []string{"20000"}, func(o *Options) {
+		o.Progress = func(events uint64, bytes int64) {
+			mu.Lock()
+			defer mu.Unlock()
+			if events < last {
+				t.Errorf("progress went back from %d to %d events", last, events)
+			}
+			calls++
+			last = events
+		}
+	})
+	mu.Lock()
+	defer mu.Unlock()
+	if rec.res.Status() != 0 {
+		t.Fatalf("exit status %d", rec.res.Status())
+	}
+	if last > rec.res.Events {
+		t.Fatalf("progress reported %d events, the trace has %d", last, rec.res.Events)
+	}
+	t.Logf("%d progress calls, last at %d of %d events", calls, last, rec.res.Events)
 }
