@@ -168,6 +168,15 @@ func (w *Writer) Events() uint64 { return w.seq }
 // progress reports.
 func (w *Writer) FlushedEvents() uint64 { return w.flushed.Load() }
 
+// KindCount returns the number of events of kind k in the blocks written
+// so far (all of them after Close).
+func (w *Writer) KindCount(k Kind) uint64 {
+	if !k.Valid() {
+		return 0
+	}
+	return w.counts[k]
+}
+
 // Bytes returns the number of bytes written to the underlying writer. It
 // may be called from any goroutine.
 func (w *Writer) Bytes() int64 { return w.bytesOut.Load() }
@@ -224,16 +233,11 @@ func (w *Writer) WriteAccess(k Kind, pc, addr uint64, size uint32, value uint64,
 	return w.added()
 }
 
-// ready reports why no event can be written now, or nil.
+// ready reports why no event can be written now, or nil. (A background
+// write error is picked up once per block, by Flush.)
 func (w *Writer) ready() error {
 	if w.err != nil {
 		return w.err
-	}
-	if w.jobs != nil {
-		if err := w.asyncErr(); err != nil {
-			w.err = err
-			return err
-		}
 	}
 	if w.closed {
 		return errors.New("write to closed trace writer")
@@ -339,6 +343,12 @@ func (w *Writer) AddTables(t *tracepb.Tables) error {
 func (w *Writer) Flush() error {
 	if w.err != nil {
 		return w.err
+	}
+	if w.jobs != nil {
+		if err := w.asyncErr(); err != nil {
+			w.err = err
+			return err
+		}
 	}
 	if w.opts.PendingTables != nil {
 		if t := w.opts.PendingTables(); t != nil {
