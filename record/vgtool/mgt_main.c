@@ -1,17 +1,18 @@
 /* mgt_main.c: the mgtrace Valgrind probe.
 
-   It captures raw facts and streams them to the Go driver through a FIFO,
-   in the format of protocol.h. It decides nothing: no encoding beyond
-   fixed words, no symbolization, no filtering by meaning.
+   It captures raw facts and hands them to the Go driver in chunks of a
+   file both map (the FIFO carries only notices; see protocol.h). It
+   decides nothing: no encoding beyond fixed words, no symbolization, no
+   filtering by meaning.
 
    Hot path. Every superblock (SB) is instrumented so that, when it runs,
-   it appends one SB_EXEC record to a buffer with plain IR stores: a header
+   it appends one SB_EXEC record to the current chunk with plain IR stores: a header
    word, then the data words of its sites (memory accesses, address
    derivations, the call or return that ends it), at offsets fixed when the
    SB is translated. The static description of the SB (its instructions,
    their code bytes, its sites) is sent once, as an SB_DEF record, when the
    SB is translated. The only helper call on the hot path is a guarded one
-   that flushes the buffer when the next SB might not fit.
+   that hands the chunk over when the next SB might not fit.
 
    Commit protocol. The global mgt_cur is advanced after each site's words
    are written, so that a synchronous signal in the middle of an SB leaves

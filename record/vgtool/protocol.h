@@ -1,8 +1,8 @@
 /* protocol.h: the raw record stream from the mgtrace Valgrind probe to the
    Go driver (record/internal/probe mirrors every number here).
 
-   The probe only captures: it appends raw records to a buffer and writes
-   the buffer to a FIFO the driver reads. Every decision (what an event
+   The probe only captures: it appends raw records to chunks of memory it
+   shares with the driver (see Transport). Every decision (what an event
    means, how it is encoded, what the source line is) is the driver's.
 
    Transport. Records are written into chunks of MGT_CHUNK_BYTES of a file

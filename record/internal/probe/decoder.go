@@ -117,7 +117,6 @@ type Decoder struct {
 	heldExits []schema.ThreadID // thread exits seen after an interruption
 	lastPC    uint64            // the last instruction a BLOCK event covered
 
-	exitCode *uint64
 }
 
 // NewDecoder returns a decoder reading the raw stream from in.
@@ -132,15 +131,6 @@ func (d *Decoder) Stats() Stats { return d.stats }
 
 // PID returns the recorded process's pid from the stream's HELLO record.
 func (d *Decoder) PID() uint64 { return d.pid }
-
-// ExitCode returns the exit code the probe reported, if it reported one
-// (it does when the process ended by itself).
-func (d *Decoder) ExitCode() (uint64, bool) {
-	if d.exitCode == nil {
-		return 0, false
-	}
-	return *d.exitCode, true
-}
 
 // errStream wraps errors about a malformed stream.
 var errStream = errors.New("malformed probe stream")
@@ -345,7 +335,6 @@ func (d *Decoder) record(h uint64) error {
 		}
 		m.Path = string(d.buf[d.r : d.r+plen])
 		d.skip(n - 6)
-		d.heap.mapped(m)
 		d.sink.Map(m)
 	case recMunmap:
 		if n < 3 {
@@ -364,9 +353,9 @@ func (d *Decoder) record(h uint64) error {
 			d.stats.Freed++
 		}
 	case recExit:
+		// The exit code: the recorder takes it, with the signal, from how
+		// Valgrind ends (Finish).
 		d.skip(n - 1)
-		code := top
-		d.exitCode = &code
 	default:
 		d.skip(n - 1) // unknown record: its length lets us skip it
 	}

@@ -63,10 +63,8 @@ func (h *heapRanges) syscall(ev *schema.Event) {
 	}
 }
 
-// mapped and unmapped follow the probe's view of the address space (it
-// also reports mappings made without a syscall of the program's own).
-func (h *heapRanges) mapped(m Mapping) {}
-
+// unmapped follows the probe's view of the address space (it also reports
+// unmappings made without a syscall of the program's own).
 func (h *heapRanges) unmapped(start, length uint64) { h.remove(start, start+length) }
 
 func (h *heapRanges) contains(a uint64) bool {

@@ -333,22 +333,26 @@ func stream(pipe io.Reader, out *os.File, hdr *tracepb.Header, opts Options, res
 	if runErr != nil && !errors.Is(runErr, io.ErrUnexpectedEOF) {
 		// The stream is unusable past this point: keep what was written.
 		w.Close(nil)
-		res.Bytes = w.Bytes()
+		res.Events, res.Bytes, res.MemoryEvents = w.Events(), w.Bytes(), memoryEvents(w)
 		return nil, fmt.Errorf("read the probe's stream: %w", runErr)
 	}
-	res.MemoryEvents = s.memory
 	res.Warnings = append(res.Warnings, s.warningList()...)
 	return func(r *Result) error {
 		if err := dec.Finish(r.Signal, r.Code); err != nil {
-			return err
+			return fmt.Errorf("write %s: %w", opts.Output, err)
 		}
 		exit := &tracepb.ExitStatus{Ended: true, Code: int32(r.Code), Signal: uint32(r.Signal)}
 		if err := w.Close(exit); err != nil {
 			return fmt.Errorf("write %s: %w", opts.Output, err)
 		}
-		r.Events, r.Bytes, r.MemoryEvents = w.Events(), w.Bytes(), s.memory
+		r.Events, r.Bytes, r.MemoryEvents = w.Events(), w.Bytes(), memoryEvents(w)
 		return nil
 	}, nil
+}
+
+// memoryEvents returns the loads and stores of a closed writer's trace.
+func memoryEvents(w *schema.Writer) uint64 {
+	return w.KindCount(schema.KindLoad) + w.KindCount(schema.KindStore)
 }
 
 // sink receives the decoder's output.
@@ -357,22 +361,15 @@ type sink struct {
 	tables   *debuginfo.Tables
 	mainPath string
 	mainSeen bool
-	memory   uint64
 	warnings map[string]bool
 }
 
-func (s *sink) Event(ev *schema.Event) error {
-	if ev.Kind == schema.KindLoad || ev.Kind == schema.KindStore {
-		s.memory++
-	}
-	return s.w.Write(ev)
-}
+func (s *sink) Event(ev *schema.Event) error { return s.w.Write(ev) }
 
 // Block and Access take the most frequent events straight to the writer.
 func (s *sink) Block(pc uint64, count uint32) error { return s.w.WriteBlock(pc, count) }
 
 func (s *sink) Access(k schema.Kind, pc, addr uint64, size uint32, value uint64, data []byte, baseReg schema.Reg, base uint64) error {
-	s.memory++
 	return s.w.WriteAccess(k, pc, addr, size, value, data, baseReg, base)
 }
 
