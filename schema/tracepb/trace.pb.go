@@ -1165,7 +1165,8 @@ type Instruction struct {
 	FileId     uint32 `protobuf:"varint,4,opt,name=file_id,json=fileId,proto3" json:"file_id,omitempty"`
 	Line       uint32 `protobuf:"varint,5,opt,name=line,proto3" json:"line,omitempty"`
 	Column     uint32 `protobuf:"varint,6,opt,name=column,proto3" json:"column,omitempty"`
-	// Registers read and written (bit n = Register n).
+	// Registers read and written (bit n = Register n). 0 and 0 when not
+	// computed: the recorder does not compute them yet (code has the bytes).
 	Uses          uint64 `protobuf:"varint,7,opt,name=uses,proto3" json:"uses,omitempty"`
 	Defs          uint64 `protobuf:"varint,8,opt,name=defs,proto3" json:"defs,omitempty"`
 	unknownFields protoimpl.UnknownFields
