@@ -144,7 +144,7 @@ func Record(opts Options) (*Result, error) {
 	args = append(args, opts.Args...)
 	cmd := exec.Command(vgPath, args...)
 	cmd.Env = append(os.Environ(), "VALGRIND_LIB="+libDir)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = or(opts.Stdin, os.Stdin), orW(opts.Stdout, os.Stdout), orW(opts.Stderr, os.Stderr)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = orDefault[io.Reader](opts.Stdin, os.Stdin), orDefault[io.Writer](opts.Stdout, os.Stdout), orDefault[io.Writer](opts.Stderr, os.Stderr)
 
 	hdr := header(prog, opts.Program, opts.Args, vgPath)
 	// The driver's own loop must not be interrupted by the terminal's ^C
@@ -229,18 +229,13 @@ func unwrapExec(err error) error {
 	return err
 }
 
-func or(r io.Reader, d io.Reader) io.Reader {
-	if r == nil {
+// orDefault returns v, or d when v is nil.
+func orDefault[T comparable](v, d T) T {
+	var zero T
+	if v == zero {
 		return d
 	}
-	return r
-}
-
-func orW(w io.Writer, d io.Writer) io.Writer {
-	if w == nil {
-		return d
-	}
-	return w
+	return v
 }
 
 // openFIFO opens the FIFO for reading. It returns a nil file when valgrind
