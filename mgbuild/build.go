@@ -1,0 +1,626 @@
+package mgbuild
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"path/filepath"
+	"strings"
+
+	"github.com/mgtrace/mgtrace/schema"
+	"github.com/mgtrace/mgtrace/schema/tracepb"
+)
+
+// Mode chooses how nodes are formed.
+type Mode uint8
+
+// The construction modes.
+const (
+	// Agnostic builds nodes from heap references alone, knowing nothing of
+	// the allocator (the paper's Algorithm 2).
+	Agnostic Mode = iota + 1
+	// Aware makes a node of each block an allocator call returned (the
+	// baseline the paper compares with).
+	Aware
+)
+
+func (m Mode) String() string {
+	switch m {
+	case Agnostic:
+		return "agnostic"
+	case Aware:
+		return "aware"
+	}
+	return fmt.Sprintf("mode(%d)", m)
+}
+
+// ParseMode reads a mode's name.
+func ParseMode(s string) (Mode, error) {
+	switch s {
+	case "agnostic":
+		return Agnostic, nil
+	case "aware":
+		return Aware, nil
+	}
+	return 0, fmt.Errorf("unknown mode %q (want agnostic or aware)", s)
+}
+
+// Scope chooses whose memory accesses the graph takes in.
+type Scope uint8
+
+// The scopes.
+const (
+	// ScopeApp leaves out the accesses made inside the allocator's entry
+	// points (malloc, free, new, delete and their relatives, found by name)
+	// and everything they call: the paper's graph "without allocator".
+	ScopeApp Scope = iota + 1
+	// ScopeAll takes in every heap access, the allocator's too, so that its
+	// free lists, splits and consolidations appear: the paper's graph "with
+	// allocator".
+	ScopeAll
+)
+
+func (s Scope) String() string {
+	switch s {
+	case ScopeApp:
+		return "app"
+	case ScopeAll:
+		return "all"
+	}
+	return fmt.Sprintf("scope(%d)", s)
+}
+
+// ParseScope reads a scope's name.
+func ParseScope(s string) (Scope, error) {
+	switch s {
+	case "app":
+		return ScopeApp, nil
+	case "all":
+		return ScopeAll, nil
+	}
+	return 0, fmt.Errorf("unknown scope %q (want app or all)", s)
+}
+
+// Options configure a build.
+type Options struct {
+	Mode  Mode  // Agnostic when 0
+	Scope Scope // ScopeApp when 0
+	// Progress, when set, is called now and then with the sequence number
+	// of the event being read.
+	Progress func(seq uint64)
+}
+
+// maxOverflows bounds the findings kept; Stats counts the rest.
+const maxOverflows = 100_000
+
+// ErrTooManyChanges is returned when a trace makes more graph changes than
+// a timestamp can count.
+var ErrTooManyChanges = errors.New("more than 4294967295 graph changes")
+
+// Build reads every event of a trace and builds its MG++. A trace cut
+// short gives the graph of its events up to the cut (Graph.Truncated says
+// so); a corrupt one gives an error.
+func Build(r *schema.Reader, opt Options) (*Graph, error) {
+	b := NewBuilder(r.Tables(), opt)
+	for {
+		ev, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		if err := b.Add(ev); err != nil {
+			return nil, fmt.Errorf("%s: event %d: %w", r.Name(), ev.Seq, err)
+		}
+		if opt.Progress != nil && ev.Seq&(1<<20-1) == 0 {
+			opt.Progress(ev.Seq)
+		}
+	}
+	g := b.Graph()
+	g.Truncated = !r.End().Whole
+	return g, nil
+}
+
+// Builder builds an MG++ one event at a time.
+type Builder struct {
+	g      *Graph
+	opt    Options
+	tables *schema.Tables
+	heap   heapMap
+	nodes  *liveIndex // live nodes (chunks in aware mode), by NodeID
+
+	// Blocks the allocator handed out, as far as its calls tell (agnostic
+	// mode: allocation sites, and same-block hints for the app scope).
+	chunks     *liveIndex
+	chunkHead  []uint64
+	chunkSite  []uint64
+	freeChunks []uint32
+
+	threads  map[schema.ThreadID]*thread
+	cur      *thread
+	curID    schema.ThreadID
+	fnKind   map[uint64]allocFn // call target -> what it is
+	hasLine  map[uint64]bool    // pc -> the tables give it a source line
+	returned map[uint64]uint64  // fresh heap address -> the call site that returned it
+	ev       *schema.Event
+	err      error
+	nmods    int    // modules the loader spans were computed from
+	loader   []span // code of the dynamic loader
+}
+
+// NewBuilder starts a graph. tables are the trace's tables (they may grow
+// while events are added, as a Reader's do); nil is allowed.
+func NewBuilder(tables *schema.Tables, opt Options) *Builder {
+	if opt.Mode == 0 {
+		opt.Mode = Agnostic
+	}
+	if opt.Scope == 0 {
+		opt.Scope = ScopeApp
+	}
+	b := &Builder{
+		g: &Graph{
+			Mode: opt.Mode, Scope: opt.Scope, Tables: tables,
+			fieldLast: make(map[uint64]int32),
+		},
+		opt:      opt,
+		tables:   tables,
+		nodes:    newLiveIndex(),
+		threads:  make(map[schema.ThreadID]*thread),
+		fnKind:   make(map[uint64]allocFn),
+		hasLine:  make(map[uint64]bool),
+		returned: make(map[uint64]uint64),
+	}
+	if opt.Mode == Agnostic {
+		b.chunks = newLiveIndex()
+		b.chunkHead = make([]uint64, 1)
+		b.chunkSite = make([]uint64, 1)
+	}
+	return b
+}
+
+// Graph returns the graph built so far. The builder may go on adding
+// events afterwards; call Graph again to see them.
+func (b *Builder) Graph() *Graph {
+	g := b.g
+	for i := range g.Nodes {
+		n := &g.Nodes[i]
+		if n.rec >= 0 {
+			e := b.nodes.extent(uint32(n.ID))
+			g.records[n.rec].lo, g.records[n.rec].hi = e.lo, e.hi
+		}
+	}
+	return g
+}
+
+// Add takes in one event. Events must come in trace order.
+func (b *Builder) Add(ev *schema.Event) error {
+	if b.err != nil {
+		return b.err
+	}
+	b.ev = ev
+	g := b.g
+	g.Stats.Events++
+	g.Stats.LastSeq = ev.Seq
+	if ev.Thread != b.curID || b.cur == nil {
+		b.switchTo(ev.Thread)
+	}
+	switch ev.Kind {
+	case schema.KindLoad, schema.KindStore:
+		b.access(ev)
+	case schema.KindDerive:
+		b.derive(ev)
+	case schema.KindCall:
+		b.call(ev)
+	case schema.KindReturn:
+		b.ret(ev)
+	case schema.KindSyscall:
+		b.heap.syscall(ev.Num, ev.Value, (*[6]uint64)(ev.Args[:6]), b.inLoader(ev.PC))
+	case schema.KindClientRequest:
+		b.point(ev)
+	}
+	return b.err
+}
+
+func (b *Builder) switchTo(id schema.ThreadID) {
+	t := b.threads[id]
+	if t == nil {
+		t = &thread{outer: -1}
+		b.threads[id] = t
+	}
+	b.cur, b.curID = t, id
+}
+
+// op records change number Last+1, made by the current event.
+func (b *Builder) op(kind OpKind, ref uint32) TS {
+	if len(b.g.ops) >= math.MaxUint32 {
+		b.err = ErrTooManyChanges
+	}
+	b.g.ops = append(b.g.ops, op{kind: kind, ref: ref, seq: b.ev.Seq})
+	return TS(len(b.g.ops))
+}
+
+// inLoader says whether pc is code of the dynamic loader (ld-linux*.so),
+// which sets up its own heap (TLS blocks, link maps) before the program
+// runs: not the program's own accesses.
+func (b *Builder) inLoader(pc uint64) bool {
+	if b.tables == nil {
+		return false
+	}
+	if len(b.tables.Modules) != b.nmods {
+		b.nmods = len(b.tables.Modules)
+		b.loader = nil
+		for _, m := range b.tables.Modules {
+			base := filepath.Base(m.Path)
+			if strings.HasPrefix(base, "ld-linux") || strings.HasPrefix(base, "ld-musl") || base == "ld.so" {
+				b.loader = append(b.loader, span{m.Start, m.End})
+			}
+		}
+	}
+	for _, s := range b.loader {
+		if pc >= s.lo && pc < s.hi {
+			return true
+		}
+	}
+	return false
+}
+
+// baseOf returns the base register's value of an access or derivation
+// when it is a heap address other than the result.
+func (b *Builder) baseOf(ev *schema.Event) (uint64, bool) {
+	if ev.BaseReg == 0 || ev.BaseReg == schema.Reg(tracepb.Register_RSP) || ev.Base == ev.Addr {
+		return 0, false
+	}
+	return ev.Base, b.heap.contains(ev.Base)
+}
+
+func (b *Builder) access(ev *schema.Event) {
+	store := ev.Kind == schema.KindStore
+	t := b.cur
+	if store && t.outer >= 0 && t.frames[t.outer].fn == allocPosix &&
+		ev.Size == 8 && ev.Addr == t.frames[t.outer].args[0] {
+		t.frames[t.outer].result = ev.Value
+	}
+	a := ev.Addr
+	if !b.heap.contains(a) {
+		return
+	}
+	inAlloc := t.allocDepth > 0 || b.inLoader(ev.PC)
+	if inAlloc && b.opt.Scope == ScopeApp {
+		b.g.Stats.Skipped++
+		return
+	}
+	b.g.Stats.Accesses++
+	size := uint64(max(ev.Size, 1))
+	base, hasBase := b.baseOf(ev)
+	if b.opt.Mode == Aware {
+		b.awareAccess(ev, a, base, hasBase, inAlloc)
+	} else {
+		b.place(a, size, base, hasBase, true)
+	}
+	if store {
+		b.storeEdges(ev)
+	}
+}
+
+func (b *Builder) derive(ev *schema.Event) {
+	if b.opt.Mode == Aware || !b.heap.contains(ev.Addr) {
+		return
+	}
+	if b.opt.Scope == ScopeApp && (b.cur.allocDepth > 0 || b.inLoader(ev.PC)) {
+		return
+	}
+	b.g.Stats.Derivations++
+	base, hasBase := b.baseOf(ev)
+	b.place(ev.Addr, 1, base, hasBase, false)
+}
+
+// place applies Algorithm 2's node cases to an access (or derivation) of
+// [a, a+size) whose address was computed from base when hasBase.
+func (b *Builder) place(a, size, base uint64, hasBase, access bool) {
+	na := NodeID(b.nodes.find(a))
+	if !hasBase {
+		if na == 0 {
+			b.create(a, a, a+size)
+		} else {
+			b.extend(na, a, a+size)
+		}
+		return
+	}
+	nb := NodeID(b.nodes.find(base))
+	switch {
+	case na == 0 && nb == 0:
+		// Both new: one node, headed by the base the address came from.
+		lo, hi := min(base, a), max(base+1, a+size)
+		if b.nodes.free(lo, hi, 0) {
+			b.create(base, lo, hi)
+		} else {
+			b.create(a, a, a+size)
+		}
+	case na == 0:
+		if !b.extend(nb, a, a+size) {
+			b.create(a, a, a+size) // another node lies between: no join across it
+		}
+	case nb == 0:
+		b.extend(na, base, base+1)
+	case na == nb:
+		b.extend(na, a, a+size)
+	default:
+		b.cross(nb, na, base, a, access)
+	}
+}
+
+// cross handles an address computed from a pointer into node nb that
+// landed in another node na.
+func (b *Builder) cross(nb, na NodeID, base, a uint64, access bool) {
+	g := b.g
+	sameBlock := g.Nodes[nb-1].Root == g.Nodes[na-1].Root || b.sameChunk(base, a)
+	if sameBlock || b.opt.Scope == ScopeAll {
+		b.merge(nb, na)
+		return
+	}
+	if access {
+		b.overflow(base, nb, na)
+	}
+}
+
+// sameChunk says whether the allocator's calls say that base and a lie in
+// one live block (memory it reused for a larger block, say).
+func (b *Builder) sameChunk(base, a uint64) bool {
+	if b.chunks == nil {
+		return false
+	}
+	id := b.chunks.find(base)
+	return id != 0 && b.chunks.find(a) == id
+}
+
+func (b *Builder) overflow(base uint64, from, into NodeID) {
+	g := b.g
+	if len(g.Overflows) >= maxOverflows {
+		g.Stats.OverflowsDropped++
+		return
+	}
+	ev := b.ev
+	g.Overflows = append(g.Overflows, Overflow{
+		Seq: ev.Seq, TS: g.Last(), Thread: ev.Thread, PC: ev.PC,
+		Store: ev.Kind == schema.KindStore, Addr: ev.Addr, Size: ev.Size, Base: base,
+		From: from, Into: into,
+	})
+}
+
+// create makes a plain node headed at head owning [lo, hi).
+func (b *Builder) create(head, lo, hi uint64) NodeID {
+	g := b.g
+	id := NodeID(len(g.Nodes) + 1)
+	ts := b.op(OpCreate, uint32(id))
+	g.Nodes = append(g.Nodes, Node{
+		ID: id, Kind: NodePlain, Head: head, Created: ts, PC: b.ev.PC,
+		Site: b.siteOf(head), Root: id, rec: -1,
+	})
+	b.open(id, lo, hi, ts)
+	return id
+}
+
+// open starts a record of id owning [lo, hi) from ts.
+func (b *Builder) open(id NodeID, lo, hi uint64, ts TS) {
+	g := b.g
+	g.Nodes[id-1].rec = int32(len(g.records))
+	g.records = append(g.records, record{node: id, from: ts, lo: lo, hi: hi})
+	b.nodes.set(uint32(id), lo, hi)
+}
+
+// end closes id's record at ts; with reopen it opens a new one owning
+// [lo, hi), else the node stops being live.
+func (b *Builder) end(id NodeID, ts TS, reopen bool, lo, hi uint64) {
+	g := b.g
+	n := &g.Nodes[id-1]
+	if n.rec >= 0 {
+		r := &g.records[n.rec]
+		e := b.nodes.extent(uint32(id))
+		r.lo, r.hi, r.to = e.lo, e.hi, ts
+		n.rec = -1
+	}
+	if !reopen {
+		b.nodes.set(uint32(id), 0, 0)
+		return
+	}
+	n.rec = int32(len(g.records))
+	g.records = append(g.records, record{node: id, from: ts, lo: lo, hi: hi})
+	b.nodes.set(uint32(id), lo, hi)
+}
+
+// extend joins [lo, hi) into node id when no other node lies between; it
+// says whether the addresses are now the node's.
+func (b *Builder) extend(id NodeID, lo, hi uint64) bool {
+	e := b.nodes.extent(uint32(id))
+	nlo, nhi := min(e.lo, lo), max(e.hi, hi)
+	if nlo == e.lo && nhi == e.hi {
+		return true
+	}
+	if !b.nodes.free(nlo, e.lo, uint32(id)) || !b.nodes.free(e.hi, nhi, uint32(id)) {
+		return false
+	}
+	b.g.Stats.Joins++
+	b.nodes.set(uint32(id), nlo, nhi)
+	return true
+}
+
+// split makes v the head of a new node cut out of node id (Split_Node).
+func (b *Builder) split(id NodeID, v uint64) NodeID {
+	g := b.g
+	e := b.nodes.extent(uint32(id))
+	old := g.Nodes[id-1]
+	m := NodeID(len(g.Nodes) + 1)
+	ts := b.op(OpSplit, uint32(m))
+	g.Nodes = append(g.Nodes, Node{
+		ID: m, Kind: NodePlain, Head: v, Created: ts, PC: b.ev.PC,
+		Site: b.siteOf(v), Parent: id, Root: old.Root, rec: -1,
+	})
+	if v > old.Head {
+		b.end(id, ts, true, e.lo, v)
+		b.open(m, v, e.hi, ts)
+	} else {
+		// The pointer leads below the head (a node reached backwards from
+		// its head): the new node takes everything below the old head.
+		b.end(id, ts, true, old.Head, e.hi)
+		b.open(m, e.lo, old.Head, ts)
+	}
+	return m
+}
+
+// merge joins node na into nb's cluster (Merge_Nodes), making the cluster
+// when nb is not one yet; nodes lying between the two are merged too.
+func (b *Builder) merge(nb, na NodeID) {
+	g := b.g
+	eb, ea := b.nodes.extent(uint32(nb)), b.nodes.extent(uint32(na))
+	lo, hi := min(eb.lo, ea.lo), max(eb.hi, ea.hi)
+	var parts []NodeID
+	seen := map[NodeID]bool{nb: true, na: true}
+	b.nodes.overlapping(lo, hi, 0, func(id uint32) bool {
+		if !seen[NodeID(id)] {
+			seen[NodeID(id)] = true
+			parts = append(parts, NodeID(id))
+		}
+		return true
+	})
+	ts := b.op(OpMerge, uint32(len(g.Merges)))
+	c := nb
+	if g.Nodes[nb-1].Kind != NodeCluster {
+		head := g.Nodes[nb-1].Head
+		if ea.lo < eb.lo {
+			head = g.Nodes[na-1].Head
+		}
+		c = NodeID(len(g.Nodes) + 1)
+		g.Nodes = append(g.Nodes, Node{
+			ID: c, Kind: NodeCluster, Head: head, Created: ts, PC: b.ev.PC,
+			Site: g.Nodes[nb-1].Site, Root: g.Nodes[nb-1].Root, rec: -1,
+		})
+		parts = append([]NodeID{nb, na}, parts...)
+	} else {
+		parts = append([]NodeID{na}, parts...)
+	}
+	last := b.lastMember(c)
+	for _, p := range parts {
+		members := []NodeID{p}
+		if g.Nodes[p-1].Kind == NodeCluster {
+			members = b.currentMembers(p)
+		}
+		for _, m := range members {
+			if last == 0 {
+				last = m // the first member of a new cluster
+			} else {
+				g.Merges = append(g.Merges, MergeEdge{Cluster: c, From: last, To: m, Created: ts})
+				last = m
+			}
+			g.Nodes[m-1].Cluster = c
+		}
+		b.end(p, ts, false, 0, 0)
+		g.Nodes[p-1].Ended = ts
+		if g.Nodes[p-1].Kind == NodeCluster {
+			g.Nodes[p-1].Cluster = c
+		}
+	}
+	if g.Nodes[c-1].rec >= 0 {
+		b.end(c, ts, true, lo, hi)
+	} else {
+		b.open(c, lo, hi, ts)
+	}
+}
+
+// lastMember returns the member a cluster merged last (0 for none).
+func (b *Builder) lastMember(c NodeID) NodeID {
+	ms := b.g.Merges
+	for i := len(ms) - 1; i >= 0; i-- {
+		if ms[i].Cluster == c {
+			return ms[i].To
+		}
+	}
+	return 0
+}
+
+// currentMembers returns a cluster's members so far.
+func (b *Builder) currentMembers(c NodeID) []NodeID {
+	return b.g.Members(c, b.g.Last())
+}
+
+// storeEdges makes the edges of a store: one per 8-byte word (a wide
+// store writes several fields), a pointer edge for each word that holds a
+// heap address, a data edge otherwise.
+func (b *Builder) storeEdges(ev *schema.Event) {
+	n := uint64(max(ev.Size, 1))
+	if n <= 8 {
+		v := ev.Value
+		if n < 8 {
+			v &= 1<<(8*n) - 1
+		}
+		b.edge(ev.Addr, v, uint8(n))
+		return
+	}
+	for off := uint64(0); off < n; off += 8 {
+		w := min(8, n-off)
+		var word [8]byte
+		if off < uint64(len(ev.Data)) {
+			copy(word[:w], ev.Data[off:])
+		}
+		b.edge(ev.Addr+off, binary.LittleEndian.Uint64(word[:]), uint8(w))
+	}
+}
+
+// edge records a store of v (size bytes) into field.
+func (b *Builder) edge(field, v uint64, size uint8) {
+	g := b.g
+	ptr := size == 8 && b.heap.contains(v)
+	if ptr && b.opt.Mode == Agnostic {
+		if nv := NodeID(b.nodes.find(v)); nv == 0 {
+			b.create(v, v, v+1)
+		} else if g.Nodes[nv-1].Head != v {
+			b.split(nv, v)
+		}
+	}
+	idx := int32(len(g.Edges))
+	ts := b.op(OpEdge, uint32(idx))
+	prev, ok := g.fieldLast[field]
+	if ok {
+		g.Edges[prev].Replaced = ts
+	} else {
+		prev = -1
+	}
+	g.fieldLast[field] = idx
+	g.Edges = append(g.Edges, Edge{
+		Field: field, Value: v, PC: b.ev.PC, Created: ts, prev: prev,
+		Size: size, Pointer: ptr, Thread: b.ev.Thread,
+	})
+}
+
+// siteOf returns the allocation site of a block headed at head: the
+// allocator call whose block holds it, or else the call that last returned
+// it as a fresh address.
+func (b *Builder) siteOf(head uint64) uint64 {
+	if b.chunks != nil {
+		if id := b.chunks.find(head); id != 0 {
+			return b.chunkSite[id]
+		}
+	}
+	if s, ok := b.returned[head]; ok {
+		delete(b.returned, head)
+		return s
+	}
+	return 0
+}
+
+func (b *Builder) point(ev *schema.Event) {
+	var mark bool
+	switch tracepb.ClientRequest(ev.Num) {
+	case tracepb.ClientRequest_CPOINT:
+	case tracepb.ClientRequest_MARK:
+		mark = true
+	default:
+		return
+	}
+	b.g.Points = append(b.g.Points, Point{
+		Seq: ev.Seq, TS: b.g.Last(), Thread: ev.Thread, PC: ev.PC,
+		Name: ev.Name, Ptr: ev.Args[1], Mark: mark,
+	})
+}
