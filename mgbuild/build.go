@@ -142,9 +142,10 @@ type Builder struct {
 	threads  map[schema.ThreadID]*thread
 	cur      *thread
 	curID    schema.ThreadID
-	fnKind   map[uint64]allocFn // call target -> what it is
-	hasLine  map[uint64]bool    // pc -> the tables give it a source line
-	returned map[uint64]uint64  // fresh heap address -> the call site that returned it
+	fnKind   map[uint64]allocFn  // call target -> what it is
+	hasLine  map[uint64]bool     // pc -> the tables give it a source line
+	returned map[uint64]uint64   // fresh heap address -> the call site that returned it
+	members  map[NodeID][]NodeID // live clusters' members, in merge order
 	ev       *schema.Event
 	err      error
 	nmods    int    // modules the loader spans were computed from
@@ -172,6 +173,7 @@ func NewBuilder(tables *schema.Tables, opt Options) *Builder {
 		fnKind:   make(map[uint64]allocFn),
 		hasLine:  make(map[uint64]bool),
 		returned: make(map[uint64]uint64),
+		members:  make(map[NodeID][]NodeID),
 	}
 	if opt.Mode == Agnostic {
 		b.chunks = newLiveIndex()
@@ -501,48 +503,30 @@ func (b *Builder) merge(nb, na NodeID) {
 	} else {
 		parts = append([]NodeID{na}, parts...)
 	}
-	last := b.lastMember(c)
+	members := b.members[c]
 	for _, p := range parts {
-		members := []NodeID{p}
+		add := []NodeID{p}
 		if g.Nodes[p-1].Kind == NodeCluster {
-			members = b.currentMembers(p)
+			add = b.members[p]
+			delete(b.members, p)
+			g.Nodes[p-1].Cluster = c
 		}
-		for _, m := range members {
-			if last == 0 {
-				last = m // the first member of a new cluster
-			} else {
-				g.Merges = append(g.Merges, MergeEdge{Cluster: c, From: last, To: m, Created: ts})
-				last = m
+		for _, m := range add {
+			if len(members) > 0 {
+				g.Merges = append(g.Merges, MergeEdge{Cluster: c, From: members[len(members)-1], To: m, Created: ts})
 			}
+			members = append(members, m)
 			g.Nodes[m-1].Cluster = c
 		}
 		b.end(p, ts, false, 0, 0)
 		g.Nodes[p-1].Ended = ts
-		if g.Nodes[p-1].Kind == NodeCluster {
-			g.Nodes[p-1].Cluster = c
-		}
 	}
+	b.members[c] = members
 	if g.Nodes[c-1].rec >= 0 {
 		b.end(c, ts, true, lo, hi)
 	} else {
 		b.open(c, lo, hi, ts)
 	}
-}
-
-// lastMember returns the member a cluster merged last (0 for none).
-func (b *Builder) lastMember(c NodeID) NodeID {
-	ms := b.g.Merges
-	for i := len(ms) - 1; i >= 0; i-- {
-		if ms[i].Cluster == c {
-			return ms[i].To
-		}
-	}
-	return 0
-}
-
-// currentMembers returns a cluster's members so far.
-func (b *Builder) currentMembers(c NodeID) []NodeID {
-	return b.g.Members(c, b.g.Last())
 }
 
 // storeEdges makes the edges of a store: one per 8-byte word (a wide

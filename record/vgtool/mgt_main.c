@@ -257,6 +257,9 @@ static void settle(void)
 /* Registers                                                           */
 /* ------------------------------------------------------------------ */
 
+/* tracepb.Register REG_OTHER: a base whose register is not known. */
+#define REG_OTHER 63
+
 /* tracepb.Register number of the 64-bit general register at guest state
    offset off, or 0. */
 static UInt reg_of_offset(Int off)
@@ -406,6 +409,17 @@ static void track_tmp(TmpInfo* info, IRTemp t, IRExpr* e, IRTypeEnv* env)
    TmpInfo* ti = &info[t];
    ti->reg = 0;
    if (typeOfIRTemp(env, t) != Ity_I64) {
+      return;
+   }
+   if (e->tag == Iex_Load) {
+      /* A value loaded from memory (a pointer, often). VEX keeps it in the
+         temporary and may write it to its register only at the end of the
+         superblock, so addresses computed from it name no register yet:
+         REG_OTHER, renamed when a PUT shows where it lives. */
+      ti->reg = REG_OTHER;
+      ti->disp_known = True;
+      ti->disp = 0;
+      ti->base = t;
       return;
    }
    if (e->tag == Iex_Get && e->Iex.Get.ty == Ity_I64) {
@@ -563,7 +577,20 @@ static IRSB* mgt_instrument(VgCallbackClosure* closure, IRSB* in, const VexGuest
          UInt dest = reg_of_offset(st->Ist.Put.offset);
          if (dest == 0 || dest == 5 /* rsp */ || d->tag != Iex_RdTmp) continue;
          IRTemp t = d->Iex.RdTmp.tmp;
-         if (t >= ntmps || info[t].reg == 0 || info[t].base == t) continue;
+         if (t >= ntmps) continue;
+         if ((info[t].reg == 0 || (info[t].reg == REG_OTHER && info[t].base == t))
+             && typeOfIRTemp(env, t) == Ity_I64) {
+            /* A value that came from elsewhere (a load, say) now lives in
+               register dest. VEX reuses the temporary instead of reading
+               the register back, so later addresses computed from it
+               have dest as their base register. */
+            info[t].reg = dest;
+            info[t].disp_known = True;
+            info[t].disp = 0;
+            info[t].base = t;
+            continue;
+         }
+         if (info[t].reg == 0 || info[t].base == t) continue;
          s.kind = MGT_SITE_DERIVE;
          s.reg = info[t].reg;
          s.dest = dest;
