@@ -57,6 +57,8 @@ func commands() []*command {
 			args: "run.trace", help: infoHelp, setup: infoSetup},
 		{name: "dump", summary: "print events, as JSON lines or text, optionally filtered",
 			args: "run.trace", help: dumpHelp, setup: dumpSetup},
+		{name: "mg", summary: "build the MG++ memory graph and show it at any moment; find heap overflows",
+			args: "run.trace", help: mgHelp, setup: mgSetup},
 	}
 }
 

@@ -1,0 +1,128 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/spf13/pflag"
+
+	"github.com/mgtrace/mgtrace/mgbuild"
+	"github.com/mgtrace/mgtrace/schema"
+)
+
+const mgHelp = `
+Builds the MG++ memory graph of the run (docs/mgbuild.md): one graph that
+holds the heap's shape at every moment, every node and edge labelled with
+the timestamp and the source statement that made it, then rolls it back to
+the moment asked for (--at) and prints it.
+
+Modes: "agnostic" (the default) forms nodes from heap references alone,
+without knowing the allocator: addresses reached from one another by
+base+offset arithmetic join into one node, a pointer stored into the middle
+of a node splits it, an access that joins two nodes merges them under a
+cluster node. "aware" makes a node of each block that malloc, calloc,
+realloc, new (and relatives) returned, until it is freed.
+
+Scopes: "app" (the default) leaves out the accesses of the allocator's own
+code and of the dynamic loader; "all" takes in every heap access, so that
+the allocator's free lists, splits and consolidations appear.
+
+Moments (--at): end (the default), a timestamp N (the graph after change
+N), seq:N (once trace event N had run), cpoint:N (at the N-th C-point),
+mark:NAME (at the first marker called NAME).
+
+Formats: text (a summary: counts, allocation sites, largest structures),
+json (every node and current edge; schema in docs/mgbuild.md), dot (for
+Graphviz: dot -Tsvg).
+
+Heap overflows: an access computed from a pointer into one node that lands
+in another one (agnostic), or outside its block (aware), is a finding.
+--overflow lists them and makes the exit status 1 when there are any.`
+
+// mgFlags are the flags of analyze mg.
+type mgFlags struct {
+	mode, scope, at, format, output string
+	overflow                        bool
+}
+
+// mgSetup defines the flags of analyze mg.
+func mgSetup(fs *pflag.FlagSet) func(*env, []string) error {
+	f := &mgFlags{}
+	fs.StringVar(&f.mode, "mode", "agnostic", "`MODE` of construction: agnostic (nodes from heap references) or aware (nodes from allocator calls)")
+	fs.StringVar(&f.scope, "scope", "app", "`SCOPE` of the accesses taken in: app (not the allocator's or loader's) or all")
+	fs.StringVar(&f.at, "at", "end", "`MOMENT` to show: end, a timestamp, seq:N, cpoint:N or mark:NAME")
+	fs.StringVar(&f.format, "format", "text", "`FORMAT` of the output: text, json or dot")
+	fs.StringVarP(&f.output, "output", "o", "", "write the output to `FILE` instead of stdout")
+	fs.BoolVar(&f.overflow, "overflow", false, "list heap-overflow findings; exit status 1 when there are any")
+	return func(e *env, args []string) error { return runMG(e, f, args) }
+}
+
+// runMG runs analyze mg.
+func runMG(e *env, f *mgFlags, args []string) error {
+	if err := formatFlag(f.format, "text", "json", "dot"); err != nil {
+		return err
+	}
+	mode, err := mgbuild.ParseMode(f.mode)
+	if err != nil {
+		return usagef("--mode: %v", err)
+	}
+	scope, err := mgbuild.ParseScope(f.scope)
+	if err != nil {
+		return usagef("--scope: %v", err)
+	}
+	path, err := oneTrace(args)
+	if err != nil {
+		return err
+	}
+	r, err := schema.Open(path)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	opt := mgbuild.Options{Mode: mode, Scope: scope}
+	prog := newProgress(e.stderr, path, r.Size())
+	if prog != nil {
+		total := int64(0)
+		if ft := r.Footer(); ft != nil {
+			total = int64(ft.EventCount)
+		}
+		opt.Progress = func(seq uint64) { prog.update(int64(seq), total) }
+	}
+	g, err := mgbuild.Build(r, opt)
+	prog.clear()
+	if err != nil {
+		return err
+	}
+	ts, err := g.At(f.at)
+	if err != nil {
+		return usagef("--at: %v", err)
+	}
+	if g.Truncated {
+		end := r.End()
+		fmt.Fprintf(e.stderr, "analyze: warning: %s is truncated at byte %d (%s); the graph holds the events before the cut\n",
+			oneLine(path), end.TruncatedAt, oneLine(end.Reason))
+	}
+	if mode == mgbuild.Aware && g.Stats.AllocatorFns == 0 {
+		fmt.Fprintf(e.stderr, "analyze: warning: %s: no call of a known allocator function (malloc, free, new, ...) was found; the aware graph is empty\n", oneLine(path))
+	}
+	snap := g.Snapshot(ts)
+	out, err := openOutput(f.output, e.stdout)
+	if err != nil {
+		return err
+	}
+	ropt := mgbuild.ReportOptions{Trace: path, Overflows: f.overflow}
+	switch f.format {
+	case "json":
+		err = mgbuild.WriteJSON(out, snap, ropt)
+	case "dot":
+		err = mgbuild.WriteDOT(out, snap, ropt)
+	default:
+		err = mgbuild.WriteText(out, snap, ropt)
+	}
+	if err = out.finish(err); err != nil {
+		return err
+	}
+	if f.overflow && len(g.Overflows) > 0 {
+		return errFindings
+	}
+	return nil
+}
