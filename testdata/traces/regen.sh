@@ -20,6 +20,8 @@ runs=(
 	"cpoint:"
 	"overflow:"
 	"syscalls:"
+	"breaklist:"
+	"dlpool:"
 )
 for run in "${runs[@]}"; do
 	name=${run%%:*}
