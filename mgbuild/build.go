@@ -325,7 +325,7 @@ func (b *Builder) place(a, size, base uint64, hasBase, access bool) {
 	na := NodeID(b.nodes.find(a))
 	if !hasBase {
 		if na == 0 {
-			b.create(a, a, a+size)
+			b.createClipped(a, size)
 		} else {
 			b.extend(na, a, a+size)
 		}
@@ -339,11 +339,11 @@ func (b *Builder) place(a, size, base uint64, hasBase, access bool) {
 		if b.nodes.free(lo, hi, 0) {
 			b.create(base, lo, hi)
 		} else {
-			b.create(a, a, a+size)
+			b.createClipped(a, size)
 		}
 	case na == 0:
 		if !b.extend(nb, a, a+size) {
-			b.create(a, a, a+size) // another node lies between: no join across it
+			b.createClipped(a, size) // another node lies between: no join across it
 		}
 	case nb == 0:
 		b.extend(na, base, base+1)
@@ -352,6 +352,17 @@ func (b *Builder) place(a, size, base uint64, hasBase, access bool) {
 	default:
 		b.cross(nb, na, base, a, access)
 	}
+}
+
+// createClipped makes a node headed at a, which no node holds, owning
+// [a, a+size) or up to the next node if that starts sooner.
+func (b *Builder) createClipped(a, size uint64) NodeID {
+	hi := a + size
+	b.nodes.overlapping(a, hi, 0, func(id uint32) bool {
+		hi = min(hi, b.nodes.extent(id).lo)
+		return true
+	})
+	return b.create(a, a, hi)
 }
 
 // cross handles an address computed from a pointer into node nb that
