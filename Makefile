@@ -19,7 +19,7 @@ BENCH_RUNS ?= 3
 PROTOC_GO_OUT = protoc --plugin=protoc-gen-go=bin/protoc-gen-go \
 	--go_opt=module=$(MODULE) -I schema schema/trace.proto
 
-.PHONY: traces pgo all help deps build test fmt-check vet race check-generate generate bench bench-record demo fuzz clean
+.PHONY: traces pgo all help deps build test fmt-check vet race check-generate generate bench bench-record bench-mg demo fuzz clean
 
 all: build
 
@@ -32,6 +32,7 @@ help:
 	@echo 'make check-generate  check that schema/tracepb/trace.pb.go matches schema/trace.proto'
 	@echo 'make bench           run both benchmarks, trace then record, and update bench/RESULTS.md (BENCH_EVENTS=$(BENCH_EVENTS))'
 	@echo 'make bench-record    time record against valgrind --tool=none and native runs, update bench/RESULTS.md (BENCH_RUNS=$(BENCH_RUNS), about 4 minutes)'
+	@echo 'make bench-mg        MG++ build speed, bytes per node+edge, snapshot time, node counts; update bench/RESULTS.md'
 	@echo 'make traces          re-record the small traces in testdata/traces/ that analysis tests use'
 	@echo 'make pgo             regenerate record/default.pgo, the profile bin/record is optimized with'
 	@echo 'make fuzz            fuzz the trace reader and the probe stream decoder, FUZZTIME=$(FUZZTIME) each'
@@ -50,7 +51,7 @@ build:
 
 # bin/tracegen, bin/tracebench and bin/recordbench: the synthetic trace
 # writer and the benchmarks.
-bin/tracegen bin/tracebench bin/recordbench: bin/%: FORCE
+bin/tracegen bin/tracebench bin/recordbench bin/mgbench: bin/%: FORCE
 	$(GO) build -buildvcs=false -o $@ ./bench/$*
 
 test: deps fmt-check vet
@@ -112,6 +113,11 @@ bench: bin/tracebench
 bench-record: build bin/recordbench
 	bin/recordbench -runs $(BENCH_RUNS) -results bench/RESULTS.md
 
+# MG++ construction speed, memory, retrieval and node counts on recorded
+# runs of list, tree, ls, python3 and perl (bench/mgbench).
+bench-mg: build bin/mgbench
+	bin/mgbench -results bench/RESULTS.md
+
 # testdata/traces/*.trace: small recorded traces that analysis tests read
 # without the recorder (see testdata/traces/README.md).
 traces: build
@@ -142,6 +148,7 @@ demo: deps build
 fuzz:
 	$(GO) test ./schema -run XXX -fuzz FuzzReader -fuzztime $(FUZZTIME)
 	$(GO) test ./record/internal/probe -run XXX -fuzz FuzzDecoder -fuzztime $(FUZZTIME)
+	$(GO) test ./mgbuild -run XXX -fuzz FuzzBuilder -fuzztime $(FUZZTIME)
 
 clean:
 	rm -rf bin out

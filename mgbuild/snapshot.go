@@ -1,6 +1,10 @@
 package mgbuild
 
-import "sort"
+import (
+	"cmp"
+	"slices"
+	"sort"
+)
 
 // Snapshot is the memory graph at one moment, retrieved from the MG++ by
 // rolling it back (the paper's Algorithm 1): nodes created later are
@@ -43,7 +47,15 @@ func (g *Graph) Snapshot(t TS) *Snapshot {
 			s.Nodes = append(s.Nodes, SnapNode{ID: r.node, Lo: r.lo, Hi: r.hi})
 		}
 	}
-	sort.Slice(s.Nodes, func(i, j int) bool { return s.Nodes[i].Lo < s.Nodes[j].Lo })
+	slices.SortFunc(s.Nodes, func(a, b SnapNode) int { return cmp.Compare(a.Lo, b.Lo) })
+	// The current edges, bucketed by the index of their node (a counting
+	// sort), then by field within each node.
+	type found struct {
+		edge EdgeID
+		node int32
+	}
+	var cur []found
+	last := -1
 	for i := range g.Edges {
 		e := &g.Edges[i]
 		if e.Created > t {
@@ -52,17 +64,37 @@ func (g *Graph) Snapshot(t TS) *Snapshot {
 		if e.Replaced != 0 && e.Replaced <= t {
 			continue
 		}
-		from := s.Find(e.Field)
-		if from == 0 {
-			continue
+		k := last
+		if k < 0 || e.Field < s.Nodes[k].Lo || e.Field >= s.Nodes[k].Hi {
+			if k = s.findIndex(e.Field); k < 0 {
+				continue
+			}
+			last = k
 		}
-		se := SnapEdge{ID: EdgeID(i), From: from}
-		if e.Pointer {
+		cur = append(cur, found{EdgeID(i), int32(k)})
+	}
+	start := make([]int32, len(s.Nodes)+1)
+	for _, f := range cur {
+		start[f.node+1]++
+	}
+	for i := 1; i < len(start); i++ {
+		start[i] += start[i-1]
+	}
+	s.Edges = make([]SnapEdge, len(cur))
+	next := append([]int32(nil), start[:len(s.Nodes)]...)
+	for _, f := range cur {
+		se := SnapEdge{ID: f.edge, From: s.Nodes[f.node].ID}
+		if e := &g.Edges[f.edge]; e.Pointer {
 			se.To = s.Find(e.Value)
 		}
-		s.Edges = append(s.Edges, se)
+		s.Edges[next[f.node]] = se
+		next[f.node]++
 	}
-	sort.Slice(s.Edges, func(i, j int) bool { return g.Edges[s.Edges[i].ID].Field < g.Edges[s.Edges[j].ID].Field })
+	for i := 0; i < len(s.Nodes); i++ {
+		if es := s.Edges[start[i]:start[i+1]]; len(es) > 1 {
+			slices.SortFunc(es, func(a, b SnapEdge) int { return cmp.Compare(g.Edges[a.ID].Field, g.Edges[b.ID].Field) })
+		}
+	}
 	return s
 }
 
@@ -71,11 +103,27 @@ func (s *Snapshot) Graph() *Graph { return s.g }
 
 // Find returns the node that owned addr at the snapshot's moment, or 0.
 func (s *Snapshot) Find(addr uint64) NodeID {
-	i := sort.Search(len(s.Nodes), func(i int) bool { return s.Nodes[i].Lo > addr }) - 1
-	if i >= 0 && addr < s.Nodes[i].Hi {
+	if i := s.findIndex(addr); i >= 0 {
 		return s.Nodes[i].ID
 	}
 	return 0
+}
+
+// findIndex returns the index in Nodes of the node that owned addr, or -1.
+func (s *Snapshot) findIndex(addr uint64) int {
+	i, j := 0, len(s.Nodes)
+	for i < j {
+		h := int(uint(i+j) >> 1)
+		if s.Nodes[h].Lo <= addr {
+			i = h + 1
+		} else {
+			j = h
+		}
+	}
+	if i > 0 && addr < s.Nodes[i-1].Hi {
+		return i - 1
+	}
+	return -1
 }
 
 // Extent returns the addresses node id owned at the snapshot's moment.
