@@ -1,12 +1,14 @@
 package mgbuild
 
 import (
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/mgtrace/mgtrace/schema"
@@ -119,9 +121,24 @@ func Build(r *schema.Reader, opt Options) (*Graph, error) {
 			opt.Progress(ev.Seq)
 		}
 	}
-	g := b.Graph()
+	g := b.Finish()
 	g.Truncated = !r.End().Whole
 	return g, nil
+}
+
+// Finish returns the graph and ends the build: the builder's working
+// state is dropped, and the graph keeps its field index in a compact
+// sorted form.
+func (b *Builder) Finish() *Graph {
+	g := b.Graph()
+	g.fields = make([]fieldEdge, 0, len(g.fieldLast))
+	for f, i := range g.fieldLast {
+		g.fields = append(g.fields, fieldEdge{f, i})
+	}
+	slices.SortFunc(g.fields, func(x, y fieldEdge) int { return cmp.Compare(x.field, y.field) })
+	g.fieldLast = nil
+	b.err = errors.New("mgbuild: the build is finished")
+	return g
 }
 
 // Builder builds an MG++ one event at a time.
@@ -237,11 +254,14 @@ func (b *Builder) switchTo(id schema.ThreadID) {
 
 // op records change number Last+1, made by the current event.
 func (b *Builder) op(kind OpKind, ref uint32) TS {
-	if len(b.g.ops) >= math.MaxUint32 {
+	g := b.g
+	if len(g.opSeq) >= math.MaxUint32 {
 		b.err = ErrTooManyChanges
 	}
-	b.g.ops = append(b.g.ops, op{kind: kind, ref: ref, seq: b.ev.Seq})
-	return TS(len(b.g.ops))
+	g.opKind = append(g.opKind, kind)
+	g.opRef = append(g.opRef, ref)
+	g.opSeq = append(g.opSeq, b.ev.Seq)
+	return TS(len(g.opSeq))
 }
 
 // inLoader says whether pc is code of the dynamic loader (ld-linux*.so),
@@ -585,7 +605,7 @@ func (b *Builder) edge(field, v uint64, size uint8) {
 	g.fieldLast[field] = idx
 	g.Edges = append(g.Edges, Edge{
 		Field: field, Value: v, PC: b.ev.PC, Created: ts, prev: prev,
-		Size: size, Pointer: ptr, Thread: b.ev.Thread,
+		Size: size, Pointer: ptr,
 	})
 }
 

@@ -56,19 +56,19 @@ func (k NodeKind) String() string {
 // Node is one node of an MG++ with its whole life. Its extent changes over
 // time (see Graph.Extents); a snapshot gives the extent at one moment.
 type Node struct {
-	ID      NodeID
-	Kind    NodeKind
 	Head    uint64 // the address it was created or split off at: where pointers to it point
-	Created TS     // the change that created it
 	PC      uint64 // the statement that created it
 	Site    uint64 // allocation site: the call instruction whose call returned Head (0 = unknown)
 	Size    uint64 // chunks: the size asked of the allocator
+	ID      NodeID
+	Created TS     // the change that created it
 	Parent  NodeID // the node it was split from (the paper's sourceID), else 0
 	Root    NodeID // the first ancestor through splits: nodes with one root were one block
 	Cluster NodeID // the cluster it was merged into, else 0
 	Ended   TS     // when it stopped being live: merged into a cluster, or freed (0 = live at the end)
-	Used    bool   // chunks: the program's own code accessed it
 	rec     int32  // its open record, -1 when none
+	Kind    NodeKind
+	Used    bool // chunks: the program's own code accessed it
 }
 
 // record says that node owned [lo, hi) from change `from` up to, but not
@@ -94,7 +94,6 @@ type Edge struct {
 	prev     int32 // the previous edge of the same field, -1 when none
 	Size     uint8 // bytes written to this field: 1..8
 	Pointer  bool  // Value was a heap address when it was stored
-	Thread   schema.ThreadID
 }
 
 // MergeEdge joins a member to the cluster it was merged into.
@@ -139,12 +138,6 @@ type Op struct {
 	Kind OpKind
 	Ref  uint32 // see the OpKind constants
 	Seq  uint64 // the trace event that made it
-}
-
-type op struct {
-	kind OpKind
-	ref  uint32
-	seq  uint64
 }
 
 // Overflow is a heap-overflow finding: an access whose address was
@@ -196,17 +189,25 @@ type Graph struct {
 	Scope  Scope
 	Tables *schema.Tables // to name statements; may be nil
 
-	Nodes      []Node // Nodes[id-1]
-	Edges      []Edge
-	Merges     []MergeEdge
-	Overflows  []Overflow
-	Points     []Point
-	Stats      Stats
-	Truncated  bool // the trace was cut short
-	records    []record
-	ops        []op // ops[t-1] is change t
-	fieldLast  map[uint64]int32
-	endOfTrace uint64
+	Nodes     []Node // Nodes[id-1]
+	Edges     []Edge
+	Merges    []MergeEdge
+	Overflows []Overflow
+	Points    []Point
+	Stats     Stats
+	Truncated bool // the trace was cut short
+	records   []record
+	opKind    []OpKind // opKind[t-1], opRef[t-1] and opSeq[t-1] are change t
+	opRef     []uint32
+	opSeq     []uint64
+	fieldLast map[uint64]int32 // while building: each field's last edge
+	fields    []fieldEdge      // after: the same, sorted by field
+}
+
+// fieldEdge is a field and its last edge.
+type fieldEdge struct {
+	field uint64
+	last  int32
 }
 
 // Node returns the node with the given id, or nil.
@@ -219,30 +220,29 @@ func (g *Graph) Node(id NodeID) *Node {
 
 // Last is the timestamp of the last change: the graph at Last is the
 // final graph.
-func (g *Graph) Last() TS { return TS(len(g.ops)) }
+func (g *Graph) Last() TS { return TS(len(g.opSeq)) }
 
 // Op returns change t (1 <= t <= Last).
 func (g *Graph) Op(t TS) Op {
-	if t == 0 || int(t) > len(g.ops) {
+	if t == 0 || int(t) > len(g.opSeq) {
 		return Op{}
 	}
-	o := g.ops[t-1]
-	return Op{TS: t, Kind: o.kind, Ref: o.ref, Seq: o.seq}
+	return Op{TS: t, Kind: g.opKind[t-1], Ref: g.opRef[t-1], Seq: g.opSeq[t-1]}
 }
 
 // SeqOf returns the sequence number of the event that made change t (0
 // for t = 0).
 func (g *Graph) SeqOf(t TS) uint64 {
-	if t == 0 || int(t) > len(g.ops) {
+	if t == 0 || int(t) > len(g.opSeq) {
 		return 0
 	}
-	return g.ops[t-1].seq
+	return g.opSeq[t-1]
 }
 
 // AtSeq returns the timestamp of the graph as it was once event seq had
 // been executed: the last change made by an event at or before seq.
 func (g *Graph) AtSeq(seq uint64) TS {
-	return TS(sort.Search(len(g.ops), func(i int) bool { return g.ops[i].seq > seq }))
+	return TS(sort.Search(len(g.opSeq), func(i int) bool { return g.opSeq[i] > seq }))
 }
 
 // Extent is one period of a node's life with the addresses it owned.
@@ -264,7 +264,7 @@ func (g *Graph) Extents(id NodeID) []Extent {
 
 // FieldHistory returns the edges of the field at addr, oldest first.
 func (g *Graph) FieldHistory(addr uint64) []EdgeID {
-	i, ok := g.fieldLast[addr]
+	i, ok := g.lastEdge(addr)
 	if !ok {
 		return nil
 	}
@@ -276,6 +276,19 @@ func (g *Graph) FieldHistory(addr uint64) []EdgeID {
 		out[l], out[r] = out[r], out[l]
 	}
 	return out
+}
+
+// lastEdge returns the last edge of the field at addr.
+func (g *Graph) lastEdge(addr uint64) (int32, bool) {
+	if g.fieldLast != nil {
+		i, ok := g.fieldLast[addr]
+		return i, ok
+	}
+	k := sort.Search(len(g.fields), func(k int) bool { return g.fields[k].field >= addr })
+	if k < len(g.fields) && g.fields[k].field == addr {
+		return g.fields[k].last, true
+	}
+	return 0, false
 }
 
 // Members returns the members of a cluster at t, in merge order.

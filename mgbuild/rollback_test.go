@@ -93,14 +93,14 @@ func TestRollbackMatchesReplay(t *testing.T) {
 				cuts = append(cuts, rng.Intn(len(evs)+1))
 			}
 			// Moments right after a merge or a split are the interesting ones.
-			for _, o := range full.ops {
-				if (o.kind == OpMerge || o.kind == OpSplit || o.kind == OpFree) && rng.Intn(4) == 0 {
-					cuts = append(cuts, int(o.seq)+1)
+			for i, o := range full.opKind {
+				if (o == OpMerge || o == OpSplit || o == OpFree) && rng.Intn(4) == 0 {
+					cuts = append(cuts, int(full.opSeq[i])+1)
 				}
 			}
 			// And right after changes of any kind (edges replacing edges).
-			for i := 0; i < 12 && len(full.ops) > 0; i++ {
-				cuts = append(cuts, int(full.ops[rng.Intn(len(full.ops))].seq)+1)
+			for i := 0; i < 12 && len(full.opSeq) > 0; i++ {
+				cuts = append(cuts, int(full.opSeq[rng.Intn(len(full.opSeq))])+1)
 			}
 			for _, k := range cuts {
 				k = min(k, len(evs))
