@@ -4,6 +4,49 @@ import (
 	"github.com/mgtrace/mgtrace/schema"
 )
 
+// block notices a jump into an allocator function that no call made: a
+// tail call (`return malloc(n);`, `free(p);` at the end of a function,
+// compiled as jmp). The calling function's frame becomes the allocator's:
+// it returns with the allocator's result, and its own arguments are the
+// best guess of the allocator's (wrappers pass theirs on).
+func (b *Builder) block(ev *schema.Event) {
+	t := b.cur
+	if t.allocDepth > 0 || len(t.frames) == 0 {
+		return
+	}
+	fn := b.allocEntry(ev.PC)
+	if fn == notAlloc {
+		return
+	}
+	top := &t.frames[len(t.frames)-1]
+	top.fn = fn
+	t.outer = len(t.frames) - 1
+	t.allocDepth++
+}
+
+// allocEntry says whether pc is the first instruction of an allocator
+// function (or of its PLT stub).
+func (b *Builder) allocEntry(pc uint64) allocFn {
+	if b.tables == nil {
+		return notAlloc
+	}
+	if len(b.tables.Functions) != b.nfuncs {
+		b.nfuncs = len(b.tables.Functions)
+		b.entries = b.entries[:0]
+		for _, f := range b.tables.Functions {
+			if fn := classifyAlloc(f.GetName()); fn != notAlloc {
+				b.entries = append(b.entries, allocEntry{f.GetLow(), fn})
+			}
+		}
+	}
+	for _, e := range b.entries {
+		if e.pc == pc {
+			return e.fn
+		}
+	}
+	return notAlloc
+}
+
 func (b *Builder) call(ev *schema.Event) {
 	fn, ok := b.fnKind[ev.Addr]
 	if !ok {

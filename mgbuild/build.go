@@ -167,6 +167,15 @@ type Builder struct {
 	err      error
 	nmods    int    // modules the loader spans were computed from
 	loader   []span // code of the dynamic loader
+	nfuncs   int    // functions the allocator entries were found among
+	entries  []allocEntry
+	lastCall uint64 // the target of a call whose first block has not run yet
+}
+
+// allocEntry is the first instruction of an allocator function.
+type allocEntry struct {
+	pc uint64
+	fn allocFn
 }
 
 // NewBuilder starts a graph. tables are the trace's tables (they may grow
@@ -231,8 +240,14 @@ func (b *Builder) Add(ev *schema.Event) error {
 		b.access(ev)
 	case schema.KindDerive:
 		b.derive(ev)
+	case schema.KindBlock:
+		if b.lastCall != ev.PC {
+			b.block(ev)
+		}
+		b.lastCall = 0
 	case schema.KindCall:
 		b.call(ev)
+		b.lastCall = ev.Addr
 	case schema.KindReturn:
 		b.ret(ev)
 	case schema.KindSyscall:
