@@ -1,11 +1,14 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"os"
 
 	"github.com/spf13/pflag"
 
 	"github.com/mgtrace/mgtrace/mgbuild"
+	"github.com/mgtrace/mgtrace/mgbuild/mgarrow"
 	"github.com/mgtrace/mgtrace/schema"
 )
 
@@ -32,7 +35,10 @@ mark:NAME (at the first marker called NAME).
 
 Formats: text (a summary: counts, allocation sites, largest structures),
 json (every node and current edge; schema in docs/mgbuild.md), dot (for
-Graphviz: dot -Tsvg).
+Graphviz: dot -Tsvg), and arrow or parquet: the whole history (not one
+moment) as two tables, -o PREFIX writing PREFIX.nodes.EXT and
+PREFIX.edges.EXT, every row valid over [valid_from, valid_to), for DuckDB,
+Spark or pandas.
 
 Heap overflows: an access computed from a pointer into one node that lands
 in another one (agnostic), or outside its block (aware), is a finding.
@@ -50,16 +56,20 @@ func mgSetup(fs *pflag.FlagSet) func(*env, []string) error {
 	fs.StringVar(&f.mode, "mode", "agnostic", "`MODE` of construction: agnostic (nodes from heap references) or aware (nodes from allocator calls)")
 	fs.StringVar(&f.scope, "scope", "app", "`SCOPE` of the accesses taken in: app (not the allocator's or loader's) or all")
 	fs.StringVar(&f.at, "at", "end", "`MOMENT` to show: end, a timestamp, seq:N, cpoint:N or mark:NAME")
-	fs.StringVar(&f.format, "format", "text", "`FORMAT` of the output: text, json or dot")
-	fs.StringVarP(&f.output, "output", "o", "", "write the output to `FILE` instead of stdout")
+	fs.StringVar(&f.format, "format", "text", "`FORMAT` of the output: text, json, dot, or arrow or parquet (the whole history as tables; needs -o)")
+	fs.StringVarP(&f.output, "output", "o", "", "write the output to `FILE` instead of stdout (arrow, parquet: the PREFIX of the two table files)")
 	fs.BoolVar(&f.overflow, "overflow", false, "list heap-overflow findings; exit status 1 when there are any")
 	return func(e *env, args []string) error { return runMG(e, f, args) }
 }
 
 // runMG runs analyze mg.
 func runMG(e *env, f *mgFlags, args []string) error {
-	if err := formatFlag(f.format, "text", "json", "dot"); err != nil {
+	if err := formatFlag(f.format, "text", "json", "dot", "arrow", "parquet"); err != nil {
 		return err
+	}
+	tables := f.format == "arrow" || f.format == "parquet"
+	if tables && (f.output == "" || f.output == "-") {
+		return usagef("--format %s writes two files: give their prefix with -o", f.format)
 	}
 	mode, err := mgbuild.ParseMode(f.mode)
 	if err != nil {
@@ -104,6 +114,15 @@ func runMG(e *env, f *mgFlags, args []string) error {
 	if mode == mgbuild.Aware && g.Stats.AllocatorFns == 0 {
 		fmt.Fprintf(e.stderr, "analyze: warning: %s: no call of a known allocator function (malloc, free, new, ...) was found; the aware graph is empty\n", oneLine(path))
 	}
+	if tables {
+		if err := writeTables(g, f.format, f.output); err != nil {
+			return err
+		}
+		if f.overflow && len(g.Overflows) > 0 {
+			return errFindings
+		}
+		return nil
+	}
 	snap := g.Snapshot(ts)
 	out, err := openOutput(f.output, e.stdout)
 	if err != nil {
@@ -123,6 +142,38 @@ func runMG(e *env, f *mgFlags, args []string) error {
 	}
 	if f.overflow && len(g.Overflows) > 0 {
 		return errFindings
+	}
+	return nil
+}
+
+// writeTables writes the graph's history as PREFIX.nodes.EXT and
+// PREFIX.edges.EXT.
+func writeTables(g *mgbuild.Graph, format, prefix string) error {
+	f, ext := mgarrow.Arrow, "arrow"
+	if format == "parquet" {
+		f, ext = mgarrow.Parquet, "parquet"
+	}
+	for _, t := range []struct {
+		name  string
+		write func(*os.File) error
+	}{
+		{"nodes", func(w *os.File) error { return mgarrow.WriteNodes(w, g, f) }},
+		{"edges", func(w *os.File) error { return mgarrow.WriteEdges(w, g, f) }},
+	} {
+		path := prefix + "." + t.name + "." + ext
+		w, err := os.Create(path)
+		if err != nil {
+			return err
+		}
+		err = t.write(w)
+		// The Parquet writer closes the file itself.
+		if cerr := w.Close(); err == nil && !errors.Is(cerr, os.ErrClosed) {
+			err = cerr
+		}
+		if err != nil {
+			os.Remove(path)
+			return fmt.Errorf("write %s: %w", path, err)
+		}
 	}
 	return nil
 }

@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -97,6 +99,30 @@ func TestMGErrors(t *testing.T) {
 		out, errOut, status := runAnalyze(t, args...)
 		if status != 2 || out != "" || strings.Count(errOut, "\n") != 1 || !strings.HasPrefix(errOut, "analyze: ") {
 			t.Errorf("%v: status %d, stdout %q, stderr %q", args, status, out, errOut)
+		}
+	}
+}
+
+// TestMGTables checks that --format arrow and parquet write the two table
+// files (their contents are checked in mgbuild/mgarrow) and need -o.
+func TestMGTables(t *testing.T) {
+	trace, err := filepath.Abs(tracesDir + "dlpool.trace")
+	if err != nil {
+		t.Fatal(err)
+	}
+	inTempDir(t)
+	for _, format := range []string{"arrow", "parquet"} {
+		out, errOut, status := runAnalyze(t, "mg", "--format", format, "-o", "h", trace)
+		if status != 0 || out != "" || errOut != "" {
+			t.Fatalf("%s: status %d, stdout %q, stderr %q", format, status, out, errOut)
+		}
+		for _, table := range []string{"nodes", "edges"} {
+			if st, err := os.Stat("h." + table + "." + format); err != nil || st.Size() == 0 {
+				t.Errorf("%s: %s table: %v", format, table, err)
+			}
+		}
+		if _, errOut, status := runAnalyze(t, "mg", "--format", format, trace); status != 2 || !strings.Contains(errOut, "-o") {
+			t.Errorf("%s without -o: status %d, stderr %q", format, status, errOut)
 		}
 	}
 }

@@ -186,3 +186,30 @@ func equalIDs(a, b []NodeID) bool {
 	}
 	return true
 }
+
+// EdgeEnds agrees with snapshots taken when each edge was made.
+func TestEdgeEnds(t *testing.T) {
+	for _, name := range []string{"list", "dlpool", "tree"} {
+		for _, opt := range []Options{{Mode: Agnostic, Scope: ScopeApp}, {Mode: Agnostic, Scope: ScopeAll}, {Mode: Aware}} {
+			g := buildTrace(t, name, opt)
+			n := 0
+			g.EdgeEnds(func(id EdgeID, from, to NodeID) {
+				e := &g.Edges[id]
+				if n++; n%7 != 0 && n > 50 { // every edge would take a while
+					return
+				}
+				s := g.Snapshot(e.Created)
+				want := NodeID(0)
+				if e.Pointer {
+					want = s.Find(e.Value)
+				}
+				if from != s.Find(e.Field) || to != want {
+					t.Fatalf("%s %v/%v edge %d: ends %d -> %d, snapshot says %d -> %d", name, opt.Mode, opt.Scope, id, from, to, s.Find(e.Field), want)
+				}
+			})
+			if n != len(g.Edges) {
+				t.Fatalf("%s: %d edges visited of %d", name, n, len(g.Edges))
+			}
+		}
+	}
+}
