@@ -409,9 +409,24 @@ func (b *Builder) cross(nb, na NodeID, base, a uint64, access bool) {
 		b.merge(nb, na)
 		return
 	}
-	if access {
+	if access && b.foreignBlock(base, a) {
 		b.overflow(base, nb, na)
 	}
+}
+
+// foreignBlock says whether an access at a computed from base, which lie
+// in nodes of different roots, leaves a block the allocator handed out:
+// base lies in a live block returned by an allocator call and a does not.
+// Memory the allocator's calls say nothing of (a program's own pools in
+// mapped arenas, say) gives no finding, since the nodes' boundaries there
+// are guesses; without any allocator function in the trace, every such
+// access is a finding, as in the paper.
+func (b *Builder) foreignBlock(base, a uint64) bool {
+	if b.g.Stats.AllocatorFns == 0 {
+		return true
+	}
+	id := b.chunks.find(base)
+	return id != 0 && b.chunks.find(a) != id
 }
 
 // sameChunk says whether the allocator's calls say that base and a lie in
@@ -426,6 +441,12 @@ func (b *Builder) sameChunk(base, a uint64) bool {
 
 func (b *Builder) overflow(base uint64, from, into NodeID) {
 	g := b.g
+	if b.ev.Kind == schema.KindLoad && b.ev.Size > 8 {
+		// Vector loads of optimised string functions read whole aligned
+		// blocks past a string's end (harmless within the page): not
+		// findings.
+		return
+	}
 	if len(g.Overflows) >= maxOverflows {
 		g.Stats.OverflowsDropped++
 		return
@@ -534,8 +555,26 @@ func (b *Builder) merge(nb, na NodeID) {
 		return true
 	})
 	ts := b.op(OpMerge, uint32(len(g.Merges)))
-	c := nb
-	if g.Nodes[nb-1].Kind != NodeCluster {
+	// The cluster that absorbs the others: nb's, else na's, else a new
+	// one. When both are clusters the one with fewer members moves, so
+	// that repeated merges cost what they add, not the cluster's size.
+	var c NodeID
+	switch {
+	case g.Nodes[nb-1].Kind == NodeCluster && g.Nodes[na-1].Kind == NodeCluster:
+		c = nb
+		if len(b.members[na]) > len(b.members[nb]) {
+			c = na
+			parts = append([]NodeID{nb}, parts...)
+		} else {
+			parts = append([]NodeID{na}, parts...)
+		}
+	case g.Nodes[nb-1].Kind == NodeCluster:
+		c = nb
+		parts = append([]NodeID{na}, parts...)
+	case g.Nodes[na-1].Kind == NodeCluster:
+		c = na
+		parts = append([]NodeID{nb}, parts...)
+	default:
 		head := g.Nodes[nb-1].Head
 		if ea.lo < eb.lo {
 			head = g.Nodes[na-1].Head
@@ -546,8 +585,6 @@ func (b *Builder) merge(nb, na NodeID) {
 			Site: g.Nodes[nb-1].Site, Root: g.Nodes[nb-1].Root, rec: -1,
 		})
 		parts = append([]NodeID{nb, na}, parts...)
-	} else {
-		parts = append([]NodeID{na}, parts...)
 	}
 	members := b.members[c]
 	for _, p := range parts {
