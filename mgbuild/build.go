@@ -360,13 +360,21 @@ func (b *Builder) place(a, size, base uint64, hasBase, access bool) {
 	na := NodeID(b.nodes.find(a))
 	if !hasBase {
 		if na == 0 {
-			b.createClipped(a, size)
+			if access {
+				b.createClipped(a, size)
+			}
 		} else {
 			b.extend(na, a, a+size)
 		}
 		return
 	}
 	nb := NodeID(b.nodes.find(base))
+	if !access && na == 0 && nb == 0 {
+		// A derivation between two addresses nothing has touched makes no
+		// node: integers whose values pass through the heap's range (a
+		// running sum) would otherwise make spurious one-byte nodes.
+		return
+	}
 	switch {
 	case na == 0 && nb == 0:
 		// Both new: one node, headed by the base the address came from.
@@ -377,7 +385,7 @@ func (b *Builder) place(a, size, base uint64, hasBase, access bool) {
 			b.createClipped(a, size)
 		}
 	case na == 0:
-		if !b.extend(nb, a, a+size) {
+		if !b.extend(nb, a, a+size) && access {
 			b.createClipped(a, size) // another node lies between: no join across it
 		}
 	case nb == 0:
