@@ -144,6 +144,12 @@ demo: deps build
 	bin/analyze info out/list.trace
 	@echo '== stores made by the code of list.c, with their source lines:'
 	bin/analyze dump --format text --kind store out/list.trace | grep 'list\.c' | head -20
+	@echo '== the MG++ memory graph of the run (built from heap references alone):'
+	bin/analyze mg out/list.trace
+	@echo '== a heap overflow into a neighbouring block (analyze mg --overflow exits 1 on findings):'
+	gcc -g -O1 -Iinclude -o out/overflow testdata/programs/overflow.c
+	bin/record -q -o out/overflow.trace -- out/overflow > /dev/null
+	bin/analyze mg --overflow out/overflow.trace | tail -3 || true
 
 fuzz:
 	$(GO) test ./schema -run XXX -fuzz FuzzReader -fuzztime $(FUZZTIME)
