@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
 	"reflect"
 	"strings"
@@ -130,8 +131,42 @@ func decode(t *testing.T, s *stream) (*collect, *Decoder) {
 	if !reflect.DeepEqual(f.events, c.events) {
 		t.Fatalf("the fast path gives\n%+v\nthe event path\n%+v", f.events, c.events)
 	}
+	for _, size := range []int{1, 7, 8, 13, 64} {
+		p := &fastCollect{}
+		if err := NewDecoder(&pieces{b: s.bytes(), size: size}, p).Run(); err != nil {
+			t.Fatalf("Run on pieces of %d bytes: %v", size, err)
+		}
+		if !reflect.DeepEqual(p.events, c.events) {
+			t.Fatalf("pieces of %d bytes give\n%+v\nthe whole stream\n%+v", size, p.events, c.events)
+		}
+	}
 	return c, d
 }
+
+// pieces is a ChunkSource that returns b in pieces of size bytes (records
+// straddle them), each in a buffer that it overwrites on the next call, as
+// the probe may reuse a chunk once it is handed back.
+type pieces struct {
+	b    []byte
+	size int
+	buf  []byte
+}
+
+func (p *pieces) Next() ([]byte, error) {
+	for i := range p.buf {
+		p.buf[i] = 0xa5
+	}
+	if len(p.b) == 0 {
+		return nil, io.EOF
+	}
+	n := min(p.size, len(p.b))
+	p.buf = append(p.buf[:0], p.b[:n]...)
+	p.b = p.b[n:]
+	return p.buf, nil
+}
+
+// Read makes pieces an io.Reader (the decoder uses Next).
+func (p *pieces) Read([]byte) (int, error) { panic("pieces: Read called") }
 
 // A superblock of three instructions at 0x1000 (3, 4 and 2 bytes): a load
 // through rbx+8 (displacement), a store through rbp with its base value
@@ -444,8 +479,20 @@ func FuzzDecoder(f *testing.F) {
 	f.Add(s.bytes())
 	f.Add((&stream{}).hello().put(hdr(recMmap, 8, 0), 0x1000, 0x2000, 5, 0, 9, 0x6c2f7273752f, 0x62).bytes())
 	f.Fuzz(func(t *testing.T, b []byte) {
-		d := NewDecoder(bytes.NewReader(b), &collect{})
-		_ = d.Run()
+		whole := &collect{}
+		d := NewDecoder(bytes.NewReader(b), whole)
+		err := d.Run()
 		_ = d.Finish(11, 0)
+		// The same stream in pieces (records straddling them) decodes alike.
+		if len(b) == 0 {
+			return
+		}
+		split := &collect{}
+		d = NewDecoder(&pieces{b: b, size: 1 + int(b[0])%61}, split)
+		err2 := d.Run()
+		_ = d.Finish(11, 0)
+		if fmt.Sprint(err) != fmt.Sprint(err2) || !reflect.DeepEqual(whole.events, split.events) {
+			t.Fatalf("whole stream: %v, %d events; in pieces: %v, %d events", err, len(whole.events), err2, len(split.events))
+		}
 	})
 }

@@ -130,11 +130,12 @@ func (c *chunks) close() {
 
 // chunkReader reads the probe's stream: it reads notices from the FIFO
 // and returns the records of each chunk in turn, handing the chunk back
-// once they are read.
+// once they are read. The decoder reads the chunks in place (Next); Read
+// copies them.
 type chunkReader struct {
 	c       *chunks
 	notices *bufio.Reader
-	cur     []byte // unread records of the current chunk
+	cur     []byte // unread records of the current chunk (Read)
 	idx     uint32
 	held    bool // the current chunk is still ours to give back
 }
@@ -143,30 +144,41 @@ func newChunkReader(c *chunks, fifo io.Reader) *chunkReader {
 	return &chunkReader{c: c, notices: bufio.NewReaderSize(fifo, 4096)}
 }
 
+// Next hands the chunk returned last back to the probe and returns the
+// records of the next one, in the shared memory itself: they stay valid
+// until the following call. It returns io.EOF at the stream's end.
+func (r *chunkReader) Next() ([]byte, error) {
+	if r.held {
+		r.held = false
+		if err := r.c.giveBack(r.idx); err != nil {
+			return nil, err
+		}
+	}
+	var nb [8]byte
+	if _, err := io.ReadFull(r.notices, nb[:]); err != nil {
+		if err == io.ErrUnexpectedEOF {
+			return nil, fmt.Errorf("the probe's notice stream ends inside a notice")
+		}
+		return nil, err // io.EOF: the stream's end
+	}
+	notice := binary.LittleEndian.Uint64(nb[:])
+	idx, n := uint32(notice>>32), int(notice&0xffffffff)
+	if idx >= numChunks || n > chunkBytes {
+		return nil, fmt.Errorf("bad chunk notice %#x from the probe", notice)
+	}
+	r.idx, r.held = idx, true
+	start := int(idx) * chunkBytes
+	return r.c.mem[start : start+n : start+n], nil
+}
+
 // Read implements io.Reader.
 func (r *chunkReader) Read(b []byte) (int, error) {
 	for len(r.cur) == 0 {
-		if r.held {
-			r.held = false
-			if err := r.c.giveBack(r.idx); err != nil {
-				return 0, err
-			}
+		cur, err := r.Next()
+		if err != nil {
+			return 0, err
 		}
-		var nb [8]byte
-		if _, err := io.ReadFull(r.notices, nb[:]); err != nil {
-			if err == io.ErrUnexpectedEOF {
-				return 0, fmt.Errorf("the probe's notice stream ends inside a notice")
-			}
-			return 0, err // io.EOF: the stream's end
-		}
-		notice := binary.LittleEndian.Uint64(nb[:])
-		idx, n := uint32(notice>>32), int(notice&0xffffffff)
-		if idx >= numChunks || n > chunkBytes {
-			return 0, fmt.Errorf("bad chunk notice %#x from the probe", notice)
-		}
-		r.idx, r.held = idx, true
-		start := int(idx) * chunkBytes
-		r.cur = r.c.mem[start : start+n]
+		r.cur = cur
 	}
 	n := copy(b, r.cur)
 	r.cur = r.cur[n:]
