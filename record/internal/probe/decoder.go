@@ -36,10 +36,16 @@ type Sink interface {
 // FastSink is a Sink that also takes the most frequent events (blocks,
 // loads and stores, nine in ten of a typical trace) as plain values on the
 // running thread, without an Event (see schema.Writer.WriteAccess).
+//
+// Sequence takes the events of a whole superblock execution at once: the
+// decoder makes a schema.Sequence of each way a superblock runs (to its
+// end, or out of each side exit) and hands over the execution's data
+// words, which the sequence reads in place (see schema.Writer.WriteSequence).
 type FastSink interface {
 	Sink
 	Block(pc uint64, count uint32) error
 	Access(k schema.Kind, pc, addr uint64, size uint32, value uint64, data []byte, baseReg schema.Reg, base uint64) error
+	Sequence(s *schema.Sequence, words []byte, skip uint64) error
 }
 
 // sbInsn is one instruction of a superblock.
@@ -67,6 +73,23 @@ type superblock struct {
 	exits       []int // site index of each side exit, by exit number
 	wordsBefore []int // data words written before each site; one more entry for the end
 	runEnd      []int // for each instruction, the last instruction of its straight-line run
+	// plans: how it runs to its end (0) and out of side exit e (1+e), made
+	// when first needed.
+	plans []*plan
+}
+
+// plan is one way a superblock runs, as a schema.Sequence.
+type plan struct {
+	seq *schema.Sequence // nil: the execution goes event by event
+	// derives are the data word indexes of the DERIVE sites' results, in
+	// order: the sequence's i-th DERIVE is skipped when the i-th result is
+	// not a heap address.
+	derives []int
+	// lastPC is the last instruction its BLOCK events cover; blocks says
+	// whether it has any.
+	lastPC uint64
+	blocks bool
+	words  int // data words of the execution
 }
 
 // Stats counts what the decoder saw.
@@ -600,6 +623,7 @@ func (d *Decoder) sbDef(id uint32, n int) error {
 		sb.sites = append(sb.sites, s)
 	}
 	d.skip(n - used)
+	sb.plans = make([]*plan, 1+len(sb.exits))
 	sb.wordsBefore = make([]int, len(sb.sites)+1)
 	for i, s := range sb.sites {
 		sb.wordsBefore[i+1] = sb.wordsBefore[i] + int(s.nwords)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"reflect"
 	"strings"
 	"testing"
@@ -107,6 +108,13 @@ type fastCollect struct{ collect }
 func (c *fastCollect) Block(pc uint64, count uint32) error {
 	last := c.events[len(c.events)-1]
 	return c.Event(&schema.Event{Kind: schema.KindBlock, Thread: last.Thread, PC: pc, Count: count})
+}
+
+func (c *fastCollect) Sequence(s *schema.Sequence, words []byte, skip uint64) error {
+	return s.Expand(words, skip, func(ev *schema.Event) error {
+		ev.Thread = c.events[len(c.events)-1].Thread
+		return c.Event(ev)
+	})
 }
 
 func (c *fastCollect) Access(k schema.Kind, pc, addr uint64, size uint32, value uint64, data []byte, reg schema.Reg, base uint64) error {
@@ -495,4 +503,141 @@ func FuzzDecoder(f *testing.F) {
 			t.Fatalf("whole stream: %v, %d events; in pieces: %v, %d events", err, len(whole.events), err2, len(split.events))
 		}
 	})
+}
+
+// TestDecodePlans decodes random superblocks run in every way (to the end,
+// out of each side exit, cut) with the fast sink, which takes most
+// executions as sequences, and checks that it sees what the event path
+// sees.
+func TestDecodePlans(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	for trial := 0; trial < 200; trial++ {
+		s := (&stream{}).hello().switchTo(1)
+		// brk: heap [0x9000, 0xa000).
+		s.put(hdr(recSyscall, 10, sysBrk), 1, 0x3002, 0, 0, 0, 0, 0, 0, 0x9000)
+		s.put(hdr(recSyscall, 10, sysBrk), 1, 0x3002, 0xa000, 0, 0, 0, 0, 0, 0xa000)
+		type sbInfo struct {
+			nwords []int // data words of each site
+			exits  []int // site index of each exit
+		}
+		var sbs []sbInfo
+		for id := uint64(1); id <= 6; id++ {
+			var insns [][2]uint64
+			pc := 0x1000 * id
+			for i := 1 + rng.IntN(12); i > 0; i-- {
+				n := uint64(1 + rng.IntN(7))
+				insns = append(insns, [2]uint64{pc, n})
+				pc += n
+				if rng.IntN(5) == 0 {
+					pc += uint64(1 + rng.IntN(30)) // a jump: a new run
+				}
+			}
+			var info sbInfo
+			var words []uint64
+			insn := 0
+			for i := rng.IntN(10); i > 0; i-- {
+				insn = min(insn+rng.IntN(2), len(insns)-1)
+				var w uint64
+				switch r := rng.IntN(12); {
+				case r < 6:
+					kind := uint64(siteLoad)
+					if r >= 3 {
+						kind = siteStore
+					}
+					size := []uint64{1, 2, 4, 8, 16, 32}[rng.IntN(6)]
+					n := 1 + (size+7)/8
+					var flags, reg uint64
+					switch rng.IntN(3) {
+					case 1:
+						flags, reg = siteDisp, uint64(1+rng.IntN(15))
+					case 2:
+						flags, reg, n = siteBase, uint64(1+rng.IntN(15)), n+1
+					}
+					w = siteWord(kind, size, reg, n, uint64(insn), flags, 0)
+					words = append(words, w)
+					if flags == siteDisp {
+						words = append(words, uint64(rng.IntN(64)))
+					}
+					info.nwords = append(info.nwords, int(n))
+					continue
+				case r < 8:
+					w = siteWord(siteDerive, 0, uint64(rng.IntN(16)), 2, uint64(insn), 0, uint64(rng.IntN(16)))
+				case r < 11:
+					w = siteWord(siteExit, 0, 0, 0, uint64(insn), 0, 0)
+					info.exits = append(info.exits, len(info.nwords))
+				default:
+					if trial%4 != 0 {
+						continue // CAS in a quarter of the trials: those superblocks go event by event
+					}
+					w = siteWord(siteCAS, 8, 0, 4, uint64(insn), 0, 0)
+				}
+				words = append(words, w)
+				info.nwords = append(info.nwords, int(w>>24&0xff))
+			}
+			switch rng.IntN(3) {
+			case 1:
+				words = append(words, siteWord(siteCall, 0, 0, 8, uint64(len(insns)-1), 0, 0))
+				info.nwords = append(info.nwords, 8)
+			case 2:
+				words = append(words, siteWord(siteRet, 0, 0, 3, uint64(len(insns)-1), 0, 0))
+				info.nwords = append(info.nwords, 3)
+			}
+			s.sbDef(id, insns, words...)
+			sbs = append(sbs, info)
+		}
+		data := func(n int) []uint64 {
+			var w []uint64
+			for i := 0; i < n; i++ {
+				switch rng.IntN(3) {
+				case 0:
+					w = append(w, 0x9000+uint64(rng.IntN(0x1800))) // heap or just past it
+				case 1:
+					w = append(w, 0x7ff000000000+uint64(rng.IntN(1<<16)))
+				default:
+					w = append(w, rng.Uint64()>>rng.IntN(64))
+				}
+			}
+			return w
+		}
+		sum := func(n []int) int {
+			t := 0
+			for _, x := range n {
+				t += x
+			}
+			return t
+		}
+		for i := 0; i < 60; i++ {
+			id := rng.IntN(len(sbs))
+			info := sbs[id]
+			switch r := rng.IntN(10); {
+			case r < 5 || len(info.exits) == 0 && r < 9:
+				s.put(hdr(recSBExec, 0, uint64(id+1)))
+				s.put(data(sum(info.nwords))...)
+			case r < 9:
+				e := rng.IntN(len(info.exits))
+				s.put(hdr(recSBExec, execExit|uint64(e)<<8, uint64(id+1)))
+				s.put(data(sum(info.nwords[:info.exits[e]+1]))...)
+			default:
+				n := rng.IntN(sum(info.nwords) + 1)
+				s.put(hdr(recSBExec, execCut|uint64(n)<<8, uint64(id+1)))
+				s.put(data(n)...)
+				s.put(hdr(recCut, 2, 0), 0x9008)
+			}
+		}
+		decode(t, s)
+		// A SIGINT is placed at the last instruction that ran, on both paths.
+		slow, fast := &collect{}, &fastCollect{}
+		for _, sink := range []Sink{slow, fast} {
+			d := NewDecoder(bytes.NewReader(s.bytes()), sink)
+			if err := d.Run(); err != nil {
+				t.Fatal(err)
+			}
+			if err := d.Finish(2, 0); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if !reflect.DeepEqual(fast.events, slow.events) {
+			t.Fatalf("trial %d: after Finish, the fast path gives\n%+v\nthe event path\n%+v", trial, fast.events, slow.events)
+		}
+	}
 }

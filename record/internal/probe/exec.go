@@ -16,6 +16,21 @@ func (d *Decoder) sbExec(h uint64) error {
 		return d.bad("execution of undefined superblock %d", id)
 	}
 	sb := d.sbs[id]
+	if flags&execCut == 0 && d.fast != nil && d.started {
+		pi := 0
+		if flags&execExit != 0 {
+			pi = 1 + aux // checked below when out of range
+		}
+		if pi < len(sb.plans) {
+			p := sb.plans[pi]
+			if p == nil {
+				p = d.plan(sb, pi)
+			}
+			if p.seq != nil {
+				return d.runPlan(p)
+			}
+		}
+	}
 	nsites := len(sb.sites)
 	last := len(sb.insns) - 1 // last instruction that completed
 	words := sb.wordsBefore[nsites]
@@ -79,6 +94,99 @@ func (d *Decoder) sbExec(h uint64) error {
 		}
 	}
 	return nil
+}
+
+// runPlan decodes an execution that follows plan p: its events go to the
+// fast sink as one sequence.
+func (d *Decoder) runPlan(p *plan) error {
+	if err := d.fill(8 * (1 + p.words)); err != nil {
+		return err
+	}
+	data := d.buf[d.r+8 : d.r+8+8*p.words]
+	d.r += 8 + 8*p.words
+	d.stats.Words += uint64(1 + p.words)
+	d.stats.Executions++
+	d.cut.ok = false // a superblock ran: an earlier interruption was transparent
+	var skip uint64
+	for i, w := range p.derives {
+		if !d.heap.contains(le(data, w)) {
+			skip |= 1 << i
+			d.stats.Dropped++
+		}
+	}
+	if p.blocks {
+		d.lastPC = p.lastPC
+	}
+	return d.fast.Sequence(p.seq, data, skip)
+}
+
+// plan makes the plan of superblock sb running to its end (pi 0) or out of
+// side exit pi-1: the events sbExec would emit, as a schema.Sequence. A
+// superblock with a compare-and-swap (a STORE only when it succeeded) or
+// a site schema.NewSequence refuses has a plan without a sequence.
+func (d *Decoder) plan(sb *superblock, pi int) *plan {
+	nsites, last := len(sb.sites), len(sb.insns)-1
+	if pi > 0 {
+		nsites = sb.exits[pi-1] + 1
+		last = int(sb.sites[nsites-1].insn)
+	}
+	p := &plan{words: sb.wordsBefore[nsites]}
+	sb.plans[pi] = p
+	var evs []schema.SeqEvent
+	blocks := func(from, to int) {
+		if to >= from {
+			p.lastPC, p.blocks = sb.insns[min(sb.runEnd[to], last)].pc, true
+		}
+		for i := from; i <= to; {
+			end := min(sb.runEnd[i], last)
+			evs = append(evs, schema.SeqEvent{Kind: schema.KindBlock, PC: sb.insns[i].pc, Count: uint32(end - i + 1)})
+			i = end + 1
+		}
+	}
+	done := -1
+	for i := 0; i < nsites; i++ {
+		s := &sb.sites[i]
+		if int(s.insn) > done && int(s.insn) <= last {
+			blocks(done+1, int(s.insn))
+			done = min(sb.runEnd[s.insn], last)
+		}
+		ev := schema.SeqEvent{PC: sb.insns[s.insn].pc, Word: sb.wordsBefore[i]}
+		switch s.kind {
+		case siteLoad, siteStore:
+			ev.Kind, ev.Size = schema.KindLoad, uint32(s.size)
+			if s.kind == siteStore {
+				ev.Kind = schema.KindStore
+			}
+			if s.flags&(siteDisp|siteBase) != 0 && s.reg == 0 {
+				return p // a base value without a register: event by event
+			}
+			switch {
+			case s.flags&siteDisp != 0:
+				ev.BaseReg, ev.Disp = s.reg, s.disp
+			case s.flags&siteBase != 0:
+				ev.BaseReg, ev.BaseWord = s.reg, true
+			}
+		case siteDerive:
+			ev.Kind, ev.Reg, ev.BaseReg = schema.KindDerive, s.dest, s.reg
+			p.derives = append(p.derives, ev.Word)
+		case siteCall:
+			ev.Kind = schema.KindCall
+		case siteRet:
+			ev.Kind = schema.KindReturn
+		case siteExit:
+			continue
+		default:
+			return p // a compare-and-swap
+		}
+		evs = append(evs, ev)
+	}
+	if done < last {
+		blocks(done+1, last)
+	}
+	if seq, err := schema.NewSequence(evs); err == nil {
+		p.seq = seq
+	}
+	return p
 }
 
 // blocks emits BLOCK events for the runs holding instructions from..to,

@@ -361,8 +361,13 @@ type sink struct {
 
 func (s *sink) Event(ev *schema.Event) error { return s.w.Write(ev) }
 
-// Block and Access take the most frequent events straight to the writer.
+// Block, Access and Sequence take the most frequent events straight to the
+// writer.
 func (s *sink) Block(pc uint64, count uint32) error { return s.w.WriteBlock(pc, count) }
+
+func (s *sink) Sequence(seq *schema.Sequence, words []byte, skip uint64) error {
+	return s.w.WriteSequence(seq, words, skip)
+}
 
 func (s *sink) Access(k schema.Kind, pc, addr uint64, size uint32, value uint64, data []byte, baseReg schema.Reg, base uint64) error {
 	return s.w.WriteAccess(k, pc, addr, size, value, data, baseReg, base)
