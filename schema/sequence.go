@@ -176,7 +176,22 @@ func NewSequence(evs []SeqEvent) (*Sequence, error) {
 		s.ops = append(s.ops, op)
 	}
 	s.lastPC = prevPC
+	for _, b := range []*[]byte{&s.kinds, &s.sizes, &s.baseRegs, &s.counts, &s.regs, &s.pcs} {
+		*b = append(*b, make([]byte, 8)...)[:len(*b)] // room for appendStatic
+	}
 	return s, nil
+}
+
+// appendStatic appends src, which has at least 8 bytes of capacity, to
+// dst: up to 8 bytes with one unaligned store when dst has room for it,
+// rather than a call to memmove.
+func appendStatic(dst, src []byte) []byte {
+	n := len(dst)
+	if len(src) <= 8 && cap(dst)-n >= 8 {
+		binary.LittleEndian.PutUint64(dst[n:n+8], binary.LittleEndian.Uint64(src[:8]))
+		return dst[:n+len(src)]
+	}
+	return append(dst, src...)
 }
 
 // Len returns the number of events in s (DERIVE events included).
@@ -283,21 +298,21 @@ func (e *batchEncoder) addSequence(s *Sequence, words []byte, skip uint64) {
 		return
 	}
 	e.n += len(s.events)
-	c[fieldKinds] = append(c[fieldKinds], s.kinds...)
+	c[fieldKinds] = appendStatic(c[fieldKinds], s.kinds)
 	pcs := appendZigzag(c[fieldPC], s.firstPC-e.prevPC)
-	c[fieldPC] = append(pcs, s.pcs...)
+	c[fieldPC] = appendStatic(pcs, s.pcs)
 	e.prevPC = s.lastPC
 	if len(s.sizes) > 0 {
-		c[fieldSize] = append(c[fieldSize], s.sizes...)
+		c[fieldSize] = appendStatic(c[fieldSize], s.sizes)
 	}
 	if len(s.baseRegs) > 0 {
-		c[fieldBaseReg] = append(c[fieldBaseReg], s.baseRegs...)
+		c[fieldBaseReg] = appendStatic(c[fieldBaseReg], s.baseRegs)
 	}
 	if len(s.counts) > 0 {
-		c[fieldCount] = append(c[fieldCount], s.counts...)
+		c[fieldCount] = appendStatic(c[fieldCount], s.counts)
 	}
 	if len(s.regs) > 0 {
-		c[fieldReg] = append(c[fieldReg], s.regs...)
+		c[fieldReg] = appendStatic(c[fieldReg], s.regs)
 	}
 	for i := range s.ops {
 		e.addOp(&s.ops[i], words)
