@@ -68,19 +68,31 @@ const maxSeqDerives = 64
 // with Writer.WriteSequence, which encodes it faster than event by event.
 // A Sequence is immutable and may be used with any Writer.
 type Sequence struct {
+	// The sequence's columns with no DERIVE skipped (full); with the ones
+	// skip leaves out (masked[skip-1]) when it has at most maskedDerives
+	// of them; and with all of them left out (lean).
+	full   seqColumns
+	masked []seqColumns
+	lean   seqColumns
+
 	events  []SeqEvent
 	words   int    // data words read: len(words) must be at least 8*words
 	derives uint64 // a bit for each DERIVE, in order
+}
 
-	// The columns that do not depend on the data words or on what came
-	// before, encoded, for when no DERIVE is skipped: kinds, sizes, base
-	// registers, counts and registers, and the pc deltas after the first
-	// event.
+// maskedDerives is the number of DERIVE events up to which a Sequence
+// encodes its columns for every combination of skipped ones.
+const maskedDerives = 3
+
+// seqColumns are the columns of a sequence (with some DERIVE events left
+// out) that depend neither on its data words nor on what came before:
+// kinds, sizes, base registers, counts and registers, and the pc deltas
+// after the first event; and its events that read data words.
+type seqColumns struct {
+	n                                         int // events
 	kinds, sizes, baseRegs, counts, regs, pcs []byte
 	firstPC, lastPC                           uint64
-
-	// The events that read data words, in order.
-	ops []seqOp
+	ops                                       []seqOp
 }
 
 // seqOp is one event of a Sequence that reads data words.
@@ -91,8 +103,7 @@ type seqOp struct {
 	base    uint8 // how a LOAD or STORE has its base: baseNone, baseDisp, baseWord
 	word    int
 	disp    uint64
-	pc      uint64 // for a DERIVE: its pc and bit in the skip mask
-	bit     uint64
+	bit     uint64 // a DERIVE's bit in the skip mask
 }
 
 const (
@@ -105,7 +116,6 @@ const (
 // most 64 DERIVE events.
 func NewSequence(evs []SeqEvent) (*Sequence, error) {
 	s := &Sequence{events: append([]SeqEvent(nil), evs...)}
-	prevPC := uint64(0)
 	nDerive := 0
 	for i := range s.events {
 		ev := &s.events[i]
@@ -134,52 +144,75 @@ func NewSequence(evs []SeqEvent) (*Sequence, error) {
 			return nil, fmt.Errorf("sequence event %d: %s events cannot be in a sequence", i, ev.Kind)
 		}
 		s.words = max(s.words, ev.Word+ev.dataWords())
-
-		// The static columns.
-		f := kindFields[ev.Kind]
-		s.kinds = append(s.kinds, byte(ev.Kind))
-		if i == 0 {
-			s.firstPC = ev.PC
-		} else {
-			s.pcs = appendZigzag(s.pcs, ev.PC-prevPC)
+	}
+	s.derives = 1<<nDerive - 1
+	s.full.build(s.events, 0)
+	if nDerive <= maskedDerives {
+		s.masked = make([]seqColumns, 1<<nDerive-1)
+		for m := range s.masked {
+			s.masked[m].build(s.events, uint64(m+1))
 		}
+	}
+	s.lean.build(s.events, s.derives)
+	return s, nil
+}
+
+// build encodes the columns of events but for the DERIVE events skip
+// leaves out.
+func (c *seqColumns) build(events []SeqEvent, skip uint64) {
+	prevPC := uint64(0)
+	nDerive := 0
+	for i := range events {
+		ev := &events[i]
+		var bit uint64
+		if ev.Kind == KindDerive {
+			nDerive++
+			bit = 1 << (nDerive - 1)
+			if skip&bit != 0 {
+				continue
+			}
+		}
+		f := kindFields[ev.Kind]
+		c.kinds = append(c.kinds, byte(ev.Kind))
+		if c.n == 0 {
+			c.firstPC = ev.PC
+		} else {
+			c.pcs = appendZigzag(c.pcs, ev.PC-prevPC)
+		}
+		c.n++
 		prevPC = ev.PC
 		if f&fSize != 0 {
-			s.sizes = append(s.sizes, byte(ev.Size))
+			c.sizes = append(c.sizes, byte(ev.Size))
 		}
 		if f&fBase != 0 {
-			s.baseRegs = append(s.baseRegs, byte(ev.BaseReg))
+			c.baseRegs = append(c.baseRegs, byte(ev.BaseReg))
 		}
 		if f&fCount != 0 {
-			s.counts = binary.AppendUvarint(s.counts, uint64(ev.Count))
+			c.counts = binary.AppendUvarint(c.counts, uint64(ev.Count))
 		}
 		if f&fReg != 0 {
-			s.regs = append(s.regs, byte(ev.Reg))
+			c.regs = append(c.regs, byte(ev.Reg))
 		}
-
 		if ev.Kind == KindBlock {
 			continue
 		}
-		op := seqOp{kind: ev.Kind, baseReg: ev.BaseReg, size: uint8(ev.Size), word: ev.Word, disp: ev.Disp, pc: ev.PC}
-		switch {
-		case ev.Kind == KindDerive:
-			op.bit = 1 << (nDerive - 1)
-			s.derives |= op.bit
-		case ev.Kind != KindLoad && ev.Kind != KindStore:
-		case ev.BaseReg == 0:
-			op.base = baseNone
-		case ev.BaseWord:
-			op.base = baseWord
-		default:
-			op.base = baseDisp
+		op := seqOp{kind: ev.Kind, baseReg: ev.BaseReg, size: uint8(ev.Size), word: ev.Word, disp: ev.Disp, bit: bit}
+		if ev.Kind == KindLoad || ev.Kind == KindStore {
+			switch {
+			case ev.BaseReg == 0:
+				op.base = baseNone
+			case ev.BaseWord:
+				op.base = baseWord
+			default:
+				op.base = baseDisp
+			}
 		}
-		s.ops = append(s.ops, op)
+		c.ops = append(c.ops, op)
 	}
-	s.lastPC = prevPC
-	for _, b := range []*[]byte{&s.kinds, &s.sizes, &s.baseRegs, &s.counts, &s.regs, &s.pcs} {
+	c.lastPC = prevPC
+	for _, b := range []*[]byte{&c.kinds, &c.sizes, &c.baseRegs, &c.counts, &c.regs, &c.pcs} {
 		*b = append(*b, make([]byte, 8)...)[:len(*b)] // room for appendStatic
 	}
-	return s, nil
 }
 
 // appendStatic appends src, which has at least 8 bytes of capacity, to
@@ -292,30 +325,38 @@ func (w *Writer) WriteSequence(s *Sequence, words []byte, skip uint64) error {
 // addSequence appends the events of s (already checked), but for the
 // DERIVE events skip says to leave out.
 func (e *batchEncoder) addSequence(s *Sequence, words []byte, skip uint64) {
-	c := &e.col
-	if skip != 0 {
+	var sc *seqColumns
+	switch {
+	case skip == 0:
+		sc = &s.full
+	case skip-1 < uint64(len(s.masked)):
+		sc = &s.masked[skip-1]
+	case skip == s.derives:
+		sc = &s.lean
+	default:
 		e.addSequenceSkipping(s, words, skip)
 		return
 	}
-	e.n += len(s.events)
-	c[fieldKinds] = appendStatic(c[fieldKinds], s.kinds)
-	pcs := appendZigzag(c[fieldPC], s.firstPC-e.prevPC)
-	c[fieldPC] = appendStatic(pcs, s.pcs)
-	e.prevPC = s.lastPC
-	if len(s.sizes) > 0 {
-		c[fieldSize] = appendStatic(c[fieldSize], s.sizes)
+	c := &e.col
+	e.n += sc.n
+	c[fieldKinds] = appendStatic(c[fieldKinds], sc.kinds)
+	pcs := appendZigzag(c[fieldPC], sc.firstPC-e.prevPC)
+	c[fieldPC] = appendStatic(pcs, sc.pcs)
+	e.prevPC = sc.lastPC
+	if len(sc.sizes) > 0 {
+		c[fieldSize] = appendStatic(c[fieldSize], sc.sizes)
 	}
-	if len(s.baseRegs) > 0 {
-		c[fieldBaseReg] = appendStatic(c[fieldBaseReg], s.baseRegs)
+	if len(sc.baseRegs) > 0 {
+		c[fieldBaseReg] = appendStatic(c[fieldBaseReg], sc.baseRegs)
 	}
-	if len(s.counts) > 0 {
-		c[fieldCount] = appendStatic(c[fieldCount], s.counts)
+	if len(sc.counts) > 0 {
+		c[fieldCount] = appendStatic(c[fieldCount], sc.counts)
 	}
-	if len(s.regs) > 0 {
-		c[fieldReg] = appendStatic(c[fieldReg], s.regs)
+	if len(sc.regs) > 0 {
+		c[fieldReg] = appendStatic(c[fieldReg], sc.regs)
 	}
-	for i := range s.ops {
-		e.addOp(&s.ops[i], words)
+	for i := range sc.ops {
+		e.addOp(&sc.ops[i], words)
 	}
 }
 
@@ -368,16 +409,17 @@ func (e *batchEncoder) addOp(op *seqOp, words []byte) {
 	}
 }
 
-// addSequenceSkipping is addSequence when some DERIVE events are left out:
-// event by event.
+// addSequenceSkipping is addSequence when the columns for skip are not
+// made in advance: event by event.
 func (e *batchEncoder) addSequenceSkipping(s *Sequence, words []byte, skip uint64) {
 	c := &e.col
 	op := 0
+	ops := s.full.ops
 	for i := range s.events {
 		se := &s.events[i]
 		if se.Kind != KindBlock {
 			op++
-			if se.Kind == KindDerive && skip&s.ops[op-1].bit != 0 {
+			if se.Kind == KindDerive && skip&ops[op-1].bit != 0 {
 				continue
 			}
 		}
@@ -399,7 +441,7 @@ func (e *batchEncoder) addSequenceSkipping(s *Sequence, words []byte, skip uint6
 			c[fieldReg] = append(c[fieldReg], byte(se.Reg))
 		}
 		if se.Kind != KindBlock {
-			e.addOp(&s.ops[op-1], words)
+			e.addOp(&ops[op-1], words)
 		}
 	}
 }
