@@ -73,9 +73,16 @@ type superblock struct {
 	exits       []int // site index of each side exit, by exit number
 	wordsBefore []int // data words written before each site; one more entry for the end
 	runEnd      []int // for each instruction, the last instruction of its straight-line run
-	// plans: how it runs to its end (0) and out of side exit e (1+e), made
-	// when first needed.
-	plans []*plan
+}
+
+// planSet holds the plans of one superblock: how it runs to its end and
+// out of each side exit, made when first needed. The decoder keeps them
+// in a table of their own, by superblock id, so that an execution reaches
+// its plan with few memory loads.
+type planSet struct {
+	live  bool // the superblock is defined and not freed
+	full  plan
+	exits []plan // by exit number
 }
 
 // plan is one way a superblock runs, as a schema.Sequence.
@@ -89,7 +96,8 @@ type plan struct {
 	// whether it has any.
 	lastPC uint64
 	blocks bool
-	words  int // data words of the execution
+	words  int  // data words of the execution
+	made   bool // the plan was made (seq may still be nil)
 }
 
 // Stats counts what the decoder saw.
@@ -121,6 +129,7 @@ type Decoder struct {
 	carry []byte
 	eof   bool
 	sbs   []*superblock // by id
+	plans []planSet     // by id
 	ev    schema.Event
 	stats Stats
 
@@ -439,6 +448,7 @@ func (d *Decoder) record(h uint64) error {
 		d.skip(n - 1)
 		if top < uint64(len(d.sbs)) && d.sbs[top] != nil {
 			d.sbs[top] = nil
+			d.plans[top] = planSet{}
 			d.stats.Freed++
 		}
 	case recExit:
@@ -457,6 +467,7 @@ func (d *Decoder) record(h uint64) error {
 // are gone.
 func (d *Decoder) execed() {
 	d.sbs = d.sbs[:0]
+	d.plans = d.plans[:0]
 	clear(d.threadOf)
 	if d.cur != 0 {
 		d.threadOf[1] = d.cur
@@ -623,7 +634,6 @@ func (d *Decoder) sbDef(id uint32, n int) error {
 		sb.sites = append(sb.sites, s)
 	}
 	d.skip(n - used)
-	sb.plans = make([]*plan, 1+len(sb.exits))
 	sb.wordsBefore = make([]int, len(sb.sites)+1)
 	for i, s := range sb.sites {
 		sb.wordsBefore[i+1] = sb.wordsBefore[i] + int(s.nwords)
@@ -643,8 +653,10 @@ func (d *Decoder) sbDef(id uint32, n int) error {
 	}
 	for uint32(len(d.sbs)) <= id {
 		d.sbs = append(d.sbs, nil)
+		d.plans = append(d.plans, planSet{})
 	}
 	d.sbs[id] = sb
+	d.plans[id] = planSet{live: true, exits: make([]plan, len(sb.exits))}
 	d.stats.Superblocks++
 	return nil
 }

@@ -12,25 +12,32 @@ func (d *Decoder) sbExec(h uint64) error {
 	id := h >> 32
 	flags := h >> 8 & 0xff
 	aux := int(h >> 16 & 0xffff)
-	if id >= uint64(len(d.sbs)) || d.sbs[id] == nil {
-		return d.bad("execution of undefined superblock %d", id)
-	}
-	sb := d.sbs[id]
-	if flags&execCut == 0 && d.fast != nil && d.started {
-		pi := 0
-		if flags&execExit != 0 {
-			pi = 1 + aux // checked below when out of range
+	if id < uint64(len(d.plans)) && d.plans[id].live && flags&execCut == 0 && d.fast != nil && d.started {
+		ps := &d.plans[id]
+		var p *plan
+		switch {
+		case flags&execExit == 0:
+			p = &ps.full
+		case aux < len(ps.exits):
+			p = &ps.exits[aux]
 		}
-		if pi < len(sb.plans) {
-			p := sb.plans[pi]
-			if p == nil {
-				p = d.plan(sb, pi)
+		if p != nil {
+			if !p.made {
+				exit := -1
+				if p != &ps.full {
+					exit = aux
+				}
+				d.plan(d.sbs[id], p, exit)
 			}
 			if p.seq != nil {
 				return d.runPlan(p)
 			}
 		}
 	}
+	if id >= uint64(len(d.sbs)) || d.sbs[id] == nil {
+		return d.bad("execution of undefined superblock %d", id)
+	}
+	sb := d.sbs[id]
 	nsites := len(sb.sites)
 	last := len(sb.insns) - 1 // last instruction that completed
 	words := sb.wordsBefore[nsites]
@@ -120,18 +127,18 @@ func (d *Decoder) runPlan(p *plan) error {
 	return d.fast.Sequence(p.seq, data, skip)
 }
 
-// plan makes the plan of superblock sb running to its end (pi 0) or out of
-// side exit pi-1: the events sbExec would emit, as a schema.Sequence. A
-// superblock with a compare-and-swap (a STORE only when it succeeded) or
-// a site schema.NewSequence refuses has a plan without a sequence.
-func (d *Decoder) plan(sb *superblock, pi int) *plan {
+// plan makes p, the plan of superblock sb running to its end (exit -1)
+// or out of side exit exit: the events sbExec would emit, as a
+// schema.Sequence. A superblock with a compare-and-swap (a STORE only when
+// it succeeded) or a site schema.NewSequence refuses has a plan without a
+// sequence.
+func (d *Decoder) plan(sb *superblock, p *plan, exit int) {
 	nsites, last := len(sb.sites), len(sb.insns)-1
-	if pi > 0 {
-		nsites = sb.exits[pi-1] + 1
+	if exit >= 0 {
+		nsites = sb.exits[exit] + 1
 		last = int(sb.sites[nsites-1].insn)
 	}
-	p := &plan{words: sb.wordsBefore[nsites]}
-	sb.plans[pi] = p
+	*p = plan{words: sb.wordsBefore[nsites], made: true}
 	var evs []schema.SeqEvent
 	blocks := func(from, to int) {
 		if to >= from {
@@ -158,7 +165,7 @@ func (d *Decoder) plan(sb *superblock, pi int) *plan {
 				ev.Kind = schema.KindStore
 			}
 			if s.flags&(siteDisp|siteBase) != 0 && s.reg == 0 {
-				return p // a base value without a register: event by event
+				return // a base value without a register: event by event
 			}
 			switch {
 			case s.flags&siteDisp != 0:
@@ -176,7 +183,7 @@ func (d *Decoder) plan(sb *superblock, pi int) *plan {
 		case siteExit:
 			continue
 		default:
-			return p // a compare-and-swap
+			return // a compare-and-swap
 		}
 		evs = append(evs, ev)
 	}
@@ -186,7 +193,6 @@ func (d *Decoder) plan(sb *superblock, pi int) *plan {
 	if seq, err := schema.NewSequence(evs); err == nil {
 		p.seq = seq
 	}
-	return p
 }
 
 // blocks emits BLOCK events for the runs holding instructions from..to,
