@@ -210,12 +210,23 @@ func (c *seqColumns) build(events []SeqEvent, skip uint64) {
 		c.ops = append(c.ops, op)
 	}
 	c.lastPC = prevPC
-	for _, b := range []*[]byte{&c.kinds, &c.sizes, &c.baseRegs, &c.counts, &c.regs, &c.pcs} {
-		*b = append(*b, make([]byte, 8)...)[:len(*b)] // room for appendStatic
+	// One allocation for all, in the order addSequence reads them, with 8
+	// bytes to spare after each for appendStatic.
+	cols := []*[]byte{&c.kinds, &c.pcs, &c.sizes, &c.baseRegs, &c.counts, &c.regs}
+	n := 8
+	for _, b := range cols {
+		n += len(*b)
+	}
+	buf := make([]byte, 0, n)
+	for _, b := range cols {
+		start := len(buf)
+		buf = append(buf, *b...)
+		*b = buf[start:len(buf)]
 	}
 }
 
-// appendStatic appends src, which has at least 8 bytes of capacity, to
+// appendStatic appends src, which has at least 8 bytes of capacity (the
+// bytes past its length are never used), to
 // dst: up to 8 bytes with one unaligned store when dst has room for it,
 // rather than a call to memmove.
 func appendStatic(dst, src []byte) []byte {
