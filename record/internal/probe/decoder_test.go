@@ -485,6 +485,19 @@ func FuzzDecoder(f *testing.F) {
 	s.put(hdr(recSBExec, execCut|2<<8, 1), 0x5008, 0x5020)
 	s.put(hdr(recCut, 2, 0), 0x66)
 	f.Add(s.bytes())
+	s2 := (&stream{}).hello().switchTo(1)
+	s2.put(hdr(recSyscall, 10, sysBrk), 1, 0x3002, 0, 0, 0, 0, 0, 0, 0x9000)
+	s2.put(hdr(recSyscall, 10, sysBrk), 1, 0x3002, 0xa000, 0, 0, 0, 0, 0, 0xa000)
+	s2.sbDef(1, [][2]uint64{{0x1000, 3}, {0x1003, 4}, {0x1010, 2}},
+		siteWord(siteLoad, 8, 4, 2, 0, siteDisp, 0), 8,
+		siteWord(siteDerive, 0, 4, 2, 1, 0, 1),
+		siteWord(siteExit, 0, 0, 0, 1, 0, 0),
+		siteWord(siteStore, 16, 6, 4, 2, siteBase, 0),
+		siteWord(siteRet, 0, 0, 3, 2, 0, 0))
+	s2.put(hdr(recSBExec, 0, 1), 0x5008, 0x5020, 0x9010, 0x9000, 0x7ff0, 1, 2, 0x7f00, 0x2000, 0, 0x7fe8)
+	s2.put(hdr(recSBExec, execExit|0<<8, 1), 0x5008, 0x5020, 0x10, 0x0)
+	s2.put(hdr(recSBExec, 0, 1), 0x5008, 0x5020, 0x10, 0x0, 0x7ff0, 1, 2, 0x7f00, 0x2000, 0, 0x7fe8)
+	f.Add(s2.bytes())
 	f.Add((&stream{}).hello().put(hdr(recMmap, 8, 0), 0x1000, 0x2000, 5, 0, 9, 0x6c2f7273752f, 0x62).bytes())
 	f.Fuzz(func(t *testing.T, b []byte) {
 		whole := &collect{}
@@ -501,6 +514,14 @@ func FuzzDecoder(f *testing.F) {
 		_ = d.Finish(11, 0)
 		if fmt.Sprint(err) != fmt.Sprint(err2) || !reflect.DeepEqual(whole.events, split.events) {
 			t.Fatalf("whole stream: %v, %d events; in pieces: %v, %d events", err, len(whole.events), err2, len(split.events))
+		}
+		// The fast path (plans and sequences) decodes alike.
+		fast := &fastCollect{}
+		d = NewDecoder(bytes.NewReader(b), fast)
+		err3 := d.Run()
+		_ = d.Finish(11, 0)
+		if fmt.Sprint(err) != fmt.Sprint(err3) || !reflect.DeepEqual(whole.events, fast.events) {
+			t.Fatalf("event path: %v, %d events; fast path: %v, %d events", err, len(whole.events), err3, len(fast.events))
 		}
 	})
 }
