@@ -36,10 +36,16 @@ type Sink interface {
 // FastSink is a Sink that also takes the most frequent events (blocks,
 // loads and stores, nine in ten of a typical trace) as plain values on the
 // running thread, without an Event (see schema.Writer.WriteAccess).
+//
+// Sequence takes the events of a whole superblock execution at once: the
+// decoder makes a schema.Sequence of each way a superblock runs (to its
+// end, or out of each side exit) and hands over the execution's data
+// words, which the sequence reads in place (see schema.Writer.WriteSequence).
 type FastSink interface {
 	Sink
 	Block(pc uint64, count uint32) error
 	Access(k schema.Kind, pc, addr uint64, size uint32, value uint64, data []byte, baseReg schema.Reg, base uint64) error
+	Sequence(s *schema.Sequence, words []byte, skip uint64) error
 }
 
 // sbInsn is one instruction of a superblock.
@@ -69,6 +75,31 @@ type superblock struct {
 	runEnd      []int // for each instruction, the last instruction of its straight-line run
 }
 
+// planSet holds the plans of one superblock: how it runs to its end and
+// out of each side exit, made when first needed. The decoder keeps them
+// in a table of their own, by superblock id, so that an execution reaches
+// its plan with few memory loads.
+type planSet struct {
+	live  bool // the superblock is defined and not freed
+	full  plan
+	exits []plan // by exit number
+}
+
+// plan is one way a superblock runs, as a schema.Sequence.
+type plan struct {
+	seq *schema.Sequence // nil: the execution goes event by event
+	// derives are the data word indexes of the DERIVE sites' results, in
+	// order: the sequence's i-th DERIVE is skipped when the i-th result is
+	// not a heap address.
+	derives []int
+	// lastPC is the last instruction its BLOCK events cover; blocks says
+	// whether it has any.
+	lastPC uint64
+	blocks bool
+	words  int  // data words of the execution
+	made   bool // the plan was made (seq may still be nil)
+}
+
 // Stats counts what the decoder saw.
 type Stats struct {
 	Words       uint64 // 8-byte words read
@@ -86,13 +117,21 @@ type Decoder struct {
 	// started: an event went through Sink.Event (telling the sink which
 	// thread runs); the fast path is used only after that.
 	started bool
-	in      io.Reader
-	buf     []byte
-	r, w    int // unread bytes are buf[r:w]
-	eof     bool
-	sbs     []*superblock // by id
-	ev      schema.Event
-	stats   Stats
+	src     ChunkSource
+	// The records are read in place: buf is the piece of the stream being
+	// read (a chunk of the probe's shared memory, or carry) and buf[r:] its
+	// unread bytes. A record that a piece ends inside of is put together in
+	// carry from its start and the first bytes of the next piece; pend holds
+	// the rest of that piece.
+	buf   []byte
+	r     int
+	pend  []byte
+	carry []byte
+	eof   bool
+	sbs   []*superblock // by id
+	plans []planSet     // by id
+	ev    schema.Event
+	stats Stats
 
 	pid     uint64
 	version uint64
@@ -119,11 +158,48 @@ type Decoder struct {
 
 }
 
-// NewDecoder returns a decoder reading the raw stream from in.
+// ChunkSource is a raw stream that comes in pieces, which the decoder
+// reads in place.
+type ChunkSource interface {
+	// Next returns the stream's next piece (possibly empty); it stays
+	// valid until the following call to Next. It returns io.EOF after the
+	// last piece.
+	Next() ([]byte, error)
+}
+
+// NewDecoder returns a decoder reading the raw stream from in. When in is
+// a ChunkSource, the decoder reads its pieces in place; otherwise it reads
+// in into a buffer of its own.
 func NewDecoder(in io.Reader, sink Sink) *Decoder {
-	d := &Decoder{sink: sink, in: in, buf: make([]byte, 4<<20), threadOf: map[uint64]schema.ThreadID{}, nextTID: 1}
+	src, ok := in.(ChunkSource)
+	if !ok {
+		src = &readerSource{in: in, buf: make([]byte, 4<<20)}
+	}
+	d := &Decoder{sink: sink, src: src, threadOf: map[uint64]schema.ThreadID{}, nextTID: 1}
 	d.fast, _ = sink.(FastSink)
 	return d
+}
+
+// readerSource is the ChunkSource of a plain io.Reader: one buffer, filled
+// by one Read for each piece.
+type readerSource struct {
+	in  io.Reader
+	buf []byte
+	eof bool
+}
+
+func (s *readerSource) Next() ([]byte, error) {
+	if s.eof {
+		return nil, io.EOF
+	}
+	n, err := s.in.Read(s.buf)
+	if err == io.EOF {
+		s.eof = true
+		if n > 0 {
+			err = nil
+		}
+	}
+	return s.buf[:n], err
 }
 
 // Stats returns counts of what was decoded so far.
@@ -142,32 +218,54 @@ func (d *Decoder) bad(format string, args ...any) error {
 // fill makes at least n bytes readable; it returns io.EOF when the stream
 // ends before n bytes (io.ErrUnexpectedEOF if it ends inside them).
 func (d *Decoder) fill(n int) error {
-	if d.w-d.r >= n {
+	if len(d.buf)-d.r >= n {
 		return nil
 	}
-	if n > len(d.buf) {
-		nb := make([]byte, n+len(d.buf))
-		d.w = copy(nb, d.buf[d.r:d.w])
-		d.r = 0
-		d.buf = nb
-	} else if d.r > 0 {
-		d.w = copy(d.buf, d.buf[d.r:d.w])
-		d.r = 0
-	}
-	for d.w-d.r < n {
-		if d.eof {
-			if d.w == d.r {
-				return io.EOF
+	return d.more(n)
+}
+
+// more is fill when the current piece holds fewer than n unread bytes.
+func (d *Decoder) more(n int) error {
+	for len(d.buf)-d.r < n {
+		if d.r == len(d.buf) && len(d.pend) > 0 {
+			// The carried record is read: go on in the piece it ended in.
+			d.buf, d.r, d.pend = d.pend, 0, nil
+			continue
+		}
+		if len(d.pend) == 0 {
+			if d.eof {
+				if d.r == len(d.buf) {
+					return io.EOF
+				}
+				return io.ErrUnexpectedEOF
 			}
-			return io.ErrUnexpectedEOF
+			if d.r < len(d.buf) {
+				// Next may hand the current piece back to the probe: keep
+				// its unread bytes first.
+				d.carry = append(d.carry[:0], d.buf[d.r:]...)
+				d.buf, d.r = d.carry, 0
+			}
+			b, err := d.src.Next()
+			if err == io.EOF {
+				d.eof = true
+				continue
+			}
+			if err != nil {
+				return fmt.Errorf("read probe stream: %w", err)
+			}
+			if d.r == len(d.buf) {
+				d.buf, d.r = b, 0
+			} else {
+				d.pend = b
+			}
+			continue
 		}
-		m, err := d.in.Read(d.buf[d.w:])
-		d.w += m
-		if err == io.EOF {
-			d.eof = true
-		} else if err != nil {
-			return fmt.Errorf("read probe stream: %w", err)
-		}
+		// A record straddles two pieces (the probe's chunks never split one,
+		// but a plain reader's pieces may): put it together in carry.
+		take := min(n-(len(d.buf)-d.r), len(d.pend))
+		d.carry = append(append(d.carry[:0], d.buf[d.r:]...), d.pend[:take]...)
+		d.pend = d.pend[take:]
+		d.buf, d.r = d.carry, 0
 	}
 	return nil
 }
@@ -350,6 +448,7 @@ func (d *Decoder) record(h uint64) error {
 		d.skip(n - 1)
 		if top < uint64(len(d.sbs)) && d.sbs[top] != nil {
 			d.sbs[top] = nil
+			d.plans[top] = planSet{}
 			d.stats.Freed++
 		}
 	case recExit:
@@ -368,6 +467,7 @@ func (d *Decoder) record(h uint64) error {
 // are gone.
 func (d *Decoder) execed() {
 	d.sbs = d.sbs[:0]
+	d.plans = d.plans[:0]
 	clear(d.threadOf)
 	if d.cur != 0 {
 		d.threadOf[1] = d.cur
@@ -553,8 +653,10 @@ func (d *Decoder) sbDef(id uint32, n int) error {
 	}
 	for uint32(len(d.sbs)) <= id {
 		d.sbs = append(d.sbs, nil)
+		d.plans = append(d.plans, planSet{})
 	}
 	d.sbs[id] = sb
+	d.plans[id] = planSet{live: true, exits: make([]plan, len(sb.exits))}
 	d.stats.Superblocks++
 	return nil
 }

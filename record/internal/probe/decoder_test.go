@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
+	"math/rand/v2"
 	"reflect"
 	"strings"
 	"testing"
@@ -108,6 +110,13 @@ func (c *fastCollect) Block(pc uint64, count uint32) error {
 	return c.Event(&schema.Event{Kind: schema.KindBlock, Thread: last.Thread, PC: pc, Count: count})
 }
 
+func (c *fastCollect) Sequence(s *schema.Sequence, words []byte, skip uint64) error {
+	return s.Expand(words, skip, func(ev *schema.Event) error {
+		ev.Thread = c.events[len(c.events)-1].Thread
+		return c.Event(ev)
+	})
+}
+
 func (c *fastCollect) Access(k schema.Kind, pc, addr uint64, size uint32, value uint64, data []byte, reg schema.Reg, base uint64) error {
 	last := c.events[len(c.events)-1]
 	return c.Event(&schema.Event{Kind: k, Thread: last.Thread, PC: pc, Addr: addr, Size: size, Value: value,
@@ -130,8 +139,42 @@ func decode(t *testing.T, s *stream) (*collect, *Decoder) {
 	if !reflect.DeepEqual(f.events, c.events) {
 		t.Fatalf("the fast path gives\n%+v\nthe event path\n%+v", f.events, c.events)
 	}
+	for _, size := range []int{1, 7, 8, 13, 64} {
+		p := &fastCollect{}
+		if err := NewDecoder(&pieces{b: s.bytes(), size: size}, p).Run(); err != nil {
+			t.Fatalf("Run on pieces of %d bytes: %v", size, err)
+		}
+		if !reflect.DeepEqual(p.events, c.events) {
+			t.Fatalf("pieces of %d bytes give\n%+v\nthe whole stream\n%+v", size, p.events, c.events)
+		}
+	}
 	return c, d
 }
+
+// pieces is a ChunkSource that returns b in pieces of size bytes (records
+// straddle them), each in a buffer that it overwrites on the next call, as
+// the probe may reuse a chunk once it is handed back.
+type pieces struct {
+	b    []byte
+	size int
+	buf  []byte
+}
+
+func (p *pieces) Next() ([]byte, error) {
+	for i := range p.buf {
+		p.buf[i] = 0xa5
+	}
+	if len(p.b) == 0 {
+		return nil, io.EOF
+	}
+	n := min(p.size, len(p.b))
+	p.buf = append(p.buf[:0], p.b[:n]...)
+	p.b = p.b[n:]
+	return p.buf, nil
+}
+
+// Read makes pieces an io.Reader (the decoder uses Next).
+func (p *pieces) Read([]byte) (int, error) { panic("pieces: Read called") }
 
 // A superblock of three instructions at 0x1000 (3, 4 and 2 bytes): a load
 // through rbx+8 (displacement), a store through rbp with its base value
@@ -442,10 +485,180 @@ func FuzzDecoder(f *testing.F) {
 	s.put(hdr(recSBExec, execCut|2<<8, 1), 0x5008, 0x5020)
 	s.put(hdr(recCut, 2, 0), 0x66)
 	f.Add(s.bytes())
+	s2 := (&stream{}).hello().switchTo(1)
+	s2.put(hdr(recSyscall, 10, sysBrk), 1, 0x3002, 0, 0, 0, 0, 0, 0, 0x9000)
+	s2.put(hdr(recSyscall, 10, sysBrk), 1, 0x3002, 0xa000, 0, 0, 0, 0, 0, 0xa000)
+	s2.sbDef(1, [][2]uint64{{0x1000, 3}, {0x1003, 4}, {0x1010, 2}},
+		siteWord(siteLoad, 8, 4, 2, 0, siteDisp, 0), 8,
+		siteWord(siteDerive, 0, 4, 2, 1, 0, 1),
+		siteWord(siteExit, 0, 0, 0, 1, 0, 0),
+		siteWord(siteStore, 16, 6, 4, 2, siteBase, 0),
+		siteWord(siteRet, 0, 0, 3, 2, 0, 0))
+	s2.put(hdr(recSBExec, 0, 1), 0x5008, 0x5020, 0x9010, 0x9000, 0x7ff0, 1, 2, 0x7f00, 0x2000, 0, 0x7fe8)
+	s2.put(hdr(recSBExec, execExit|0<<8, 1), 0x5008, 0x5020, 0x10, 0x0)
+	s2.put(hdr(recSBExec, 0, 1), 0x5008, 0x5020, 0x10, 0x0, 0x7ff0, 1, 2, 0x7f00, 0x2000, 0, 0x7fe8)
+	f.Add(s2.bytes())
 	f.Add((&stream{}).hello().put(hdr(recMmap, 8, 0), 0x1000, 0x2000, 5, 0, 9, 0x6c2f7273752f, 0x62).bytes())
 	f.Fuzz(func(t *testing.T, b []byte) {
-		d := NewDecoder(bytes.NewReader(b), &collect{})
-		_ = d.Run()
+		whole := &collect{}
+		d := NewDecoder(bytes.NewReader(b), whole)
+		err := d.Run()
 		_ = d.Finish(11, 0)
+		// The same stream in pieces (records straddling them) decodes alike.
+		if len(b) == 0 {
+			return
+		}
+		split := &collect{}
+		d = NewDecoder(&pieces{b: b, size: 1 + int(b[0])%61}, split)
+		err2 := d.Run()
+		_ = d.Finish(11, 0)
+		if fmt.Sprint(err) != fmt.Sprint(err2) || !reflect.DeepEqual(whole.events, split.events) {
+			t.Fatalf("whole stream: %v, %d events; in pieces: %v, %d events", err, len(whole.events), err2, len(split.events))
+		}
+		// The fast path (plans and sequences) decodes alike.
+		fast := &fastCollect{}
+		d = NewDecoder(bytes.NewReader(b), fast)
+		err3 := d.Run()
+		_ = d.Finish(11, 0)
+		if fmt.Sprint(err) != fmt.Sprint(err3) || !reflect.DeepEqual(whole.events, fast.events) {
+			t.Fatalf("event path: %v, %d events; fast path: %v, %d events", err, len(whole.events), err3, len(fast.events))
+		}
 	})
+}
+
+// TestDecodePlans decodes random superblocks run in every way (to the end,
+// out of each side exit, cut) with the fast sink, which takes most
+// executions as sequences, and checks that it sees what the event path
+// sees.
+func TestDecodePlans(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	for trial := 0; trial < 200; trial++ {
+		s := (&stream{}).hello().switchTo(1)
+		// brk: heap [0x9000, 0xa000).
+		s.put(hdr(recSyscall, 10, sysBrk), 1, 0x3002, 0, 0, 0, 0, 0, 0, 0x9000)
+		s.put(hdr(recSyscall, 10, sysBrk), 1, 0x3002, 0xa000, 0, 0, 0, 0, 0, 0xa000)
+		type sbInfo struct {
+			nwords []int // data words of each site
+			exits  []int // site index of each exit
+		}
+		var sbs []sbInfo
+		for id := uint64(1); id <= 6; id++ {
+			var insns [][2]uint64
+			pc := 0x1000 * id
+			for i := 1 + rng.IntN(12); i > 0; i-- {
+				n := uint64(1 + rng.IntN(7))
+				insns = append(insns, [2]uint64{pc, n})
+				pc += n
+				if rng.IntN(5) == 0 {
+					pc += uint64(1 + rng.IntN(30)) // a jump: a new run
+				}
+			}
+			var info sbInfo
+			var words []uint64
+			insn := 0
+			for i := rng.IntN(10); i > 0; i-- {
+				insn = min(insn+rng.IntN(2), len(insns)-1)
+				var w uint64
+				switch r := rng.IntN(12); {
+				case r < 6:
+					kind := uint64(siteLoad)
+					if r >= 3 {
+						kind = siteStore
+					}
+					size := []uint64{1, 2, 4, 8, 16, 32}[rng.IntN(6)]
+					n := 1 + (size+7)/8
+					var flags, reg uint64
+					switch rng.IntN(3) {
+					case 1:
+						flags, reg = siteDisp, uint64(1+rng.IntN(15))
+					case 2:
+						flags, reg, n = siteBase, uint64(1+rng.IntN(15)), n+1
+					}
+					w = siteWord(kind, size, reg, n, uint64(insn), flags, 0)
+					words = append(words, w)
+					if flags == siteDisp {
+						words = append(words, uint64(rng.IntN(64)))
+					}
+					info.nwords = append(info.nwords, int(n))
+					continue
+				case r < 8:
+					w = siteWord(siteDerive, 0, uint64(rng.IntN(16)), 2, uint64(insn), 0, uint64(rng.IntN(16)))
+				case r < 11:
+					w = siteWord(siteExit, 0, 0, 0, uint64(insn), 0, 0)
+					info.exits = append(info.exits, len(info.nwords))
+				default:
+					if trial%4 != 0 {
+						continue // CAS in a quarter of the trials: those superblocks go event by event
+					}
+					w = siteWord(siteCAS, 8, 0, 4, uint64(insn), 0, 0)
+				}
+				words = append(words, w)
+				info.nwords = append(info.nwords, int(w>>24&0xff))
+			}
+			switch rng.IntN(3) {
+			case 1:
+				words = append(words, siteWord(siteCall, 0, 0, 8, uint64(len(insns)-1), 0, 0))
+				info.nwords = append(info.nwords, 8)
+			case 2:
+				words = append(words, siteWord(siteRet, 0, 0, 3, uint64(len(insns)-1), 0, 0))
+				info.nwords = append(info.nwords, 3)
+			}
+			s.sbDef(id, insns, words...)
+			sbs = append(sbs, info)
+		}
+		data := func(n int) []uint64 {
+			var w []uint64
+			for i := 0; i < n; i++ {
+				switch rng.IntN(3) {
+				case 0:
+					w = append(w, 0x9000+uint64(rng.IntN(0x1800))) // heap or just past it
+				case 1:
+					w = append(w, 0x7ff000000000+uint64(rng.IntN(1<<16)))
+				default:
+					w = append(w, rng.Uint64()>>rng.IntN(64))
+				}
+			}
+			return w
+		}
+		sum := func(n []int) int {
+			t := 0
+			for _, x := range n {
+				t += x
+			}
+			return t
+		}
+		for i := 0; i < 60; i++ {
+			id := rng.IntN(len(sbs))
+			info := sbs[id]
+			switch r := rng.IntN(10); {
+			case r < 5 || len(info.exits) == 0 && r < 9:
+				s.put(hdr(recSBExec, 0, uint64(id+1)))
+				s.put(data(sum(info.nwords))...)
+			case r < 9:
+				e := rng.IntN(len(info.exits))
+				s.put(hdr(recSBExec, execExit|uint64(e)<<8, uint64(id+1)))
+				s.put(data(sum(info.nwords[:info.exits[e]+1]))...)
+			default:
+				n := rng.IntN(sum(info.nwords) + 1)
+				s.put(hdr(recSBExec, execCut|uint64(n)<<8, uint64(id+1)))
+				s.put(data(n)...)
+				s.put(hdr(recCut, 2, 0), 0x9008)
+			}
+		}
+		decode(t, s)
+		// A SIGINT is placed at the last instruction that ran, on both paths.
+		slow, fast := &collect{}, &fastCollect{}
+		for _, sink := range []Sink{slow, fast} {
+			d := NewDecoder(bytes.NewReader(s.bytes()), sink)
+			if err := d.Run(); err != nil {
+				t.Fatal(err)
+			}
+			if err := d.Finish(2, 0); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if !reflect.DeepEqual(fast.events, slow.events) {
+			t.Fatalf("trial %d: after Finish, the fast path gives\n%+v\nthe event path\n%+v", trial, fast.events, slow.events)
+		}
+	}
 }

@@ -12,6 +12,28 @@ func (d *Decoder) sbExec(h uint64) error {
 	id := h >> 32
 	flags := h >> 8 & 0xff
 	aux := int(h >> 16 & 0xffff)
+	if id < uint64(len(d.plans)) && d.plans[id].live && flags&execCut == 0 && d.fast != nil && d.started {
+		ps := &d.plans[id]
+		var p *plan
+		switch {
+		case flags&execExit == 0:
+			p = &ps.full
+		case aux < len(ps.exits):
+			p = &ps.exits[aux]
+		}
+		if p != nil {
+			if !p.made {
+				exit := -1
+				if p != &ps.full {
+					exit = aux
+				}
+				d.plan(d.sbs[id], p, exit)
+			}
+			if p.seq != nil {
+				return d.runPlan(p)
+			}
+		}
+	}
 	if id >= uint64(len(d.sbs)) || d.sbs[id] == nil {
 		return d.bad("execution of undefined superblock %d", id)
 	}
@@ -79,6 +101,98 @@ func (d *Decoder) sbExec(h uint64) error {
 		}
 	}
 	return nil
+}
+
+// runPlan decodes an execution that follows plan p: its events go to the
+// fast sink as one sequence.
+func (d *Decoder) runPlan(p *plan) error {
+	if err := d.fill(8 * (1 + p.words)); err != nil {
+		return err
+	}
+	data := d.buf[d.r+8 : d.r+8+8*p.words]
+	d.r += 8 + 8*p.words
+	d.stats.Words += uint64(1 + p.words)
+	d.stats.Executions++
+	d.cut.ok = false // a superblock ran: an earlier interruption was transparent
+	var skip uint64
+	for i, w := range p.derives {
+		if !d.heap.contains(le(data, w)) {
+			skip |= 1 << i
+			d.stats.Dropped++
+		}
+	}
+	if p.blocks {
+		d.lastPC = p.lastPC
+	}
+	return d.fast.Sequence(p.seq, data, skip)
+}
+
+// plan makes p, the plan of superblock sb running to its end (exit -1)
+// or out of side exit exit: the events sbExec would emit, as a
+// schema.Sequence. A superblock with a compare-and-swap (a STORE only when
+// it succeeded) or a site schema.NewSequence refuses has a plan without a
+// sequence.
+func (d *Decoder) plan(sb *superblock, p *plan, exit int) {
+	nsites, last := len(sb.sites), len(sb.insns)-1
+	if exit >= 0 {
+		nsites = sb.exits[exit] + 1
+		last = int(sb.sites[nsites-1].insn)
+	}
+	*p = plan{words: sb.wordsBefore[nsites], made: true}
+	var evs []schema.SeqEvent
+	blocks := func(from, to int) {
+		if to >= from {
+			p.lastPC, p.blocks = sb.insns[min(sb.runEnd[to], last)].pc, true
+		}
+		for i := from; i <= to; {
+			end := min(sb.runEnd[i], last)
+			evs = append(evs, schema.SeqEvent{Kind: schema.KindBlock, PC: sb.insns[i].pc, Count: uint32(end - i + 1)})
+			i = end + 1
+		}
+	}
+	done := -1
+	for i := 0; i < nsites; i++ {
+		s := &sb.sites[i]
+		if int(s.insn) > done && int(s.insn) <= last {
+			blocks(done+1, int(s.insn))
+			done = min(sb.runEnd[s.insn], last)
+		}
+		ev := schema.SeqEvent{PC: sb.insns[s.insn].pc, Word: sb.wordsBefore[i]}
+		switch s.kind {
+		case siteLoad, siteStore:
+			ev.Kind, ev.Size = schema.KindLoad, uint32(s.size)
+			if s.kind == siteStore {
+				ev.Kind = schema.KindStore
+			}
+			if s.flags&(siteDisp|siteBase) != 0 && s.reg == 0 {
+				return // a base value without a register: event by event
+			}
+			switch {
+			case s.flags&siteDisp != 0:
+				ev.BaseReg, ev.Disp = s.reg, s.disp
+			case s.flags&siteBase != 0:
+				ev.BaseReg, ev.BaseWord = s.reg, true
+			}
+		case siteDerive:
+			ev.Kind, ev.Reg, ev.BaseReg = schema.KindDerive, s.dest, s.reg
+			p.derives = append(p.derives, ev.Word)
+		case siteCall:
+			ev.Kind = schema.KindCall
+		case siteRet:
+			ev.Kind = schema.KindReturn
+		case siteExit:
+			continue
+		default:
+			return // a compare-and-swap
+		}
+		evs = append(evs, ev)
+	}
+	if done < last {
+		blocks(done+1, last)
+	}
+	if seq, err := schema.NewSequence(evs); err == nil {
+		p.seq = seq
+	}
 }
 
 // blocks emits BLOCK events for the runs holding instructions from..to,

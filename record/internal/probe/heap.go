@@ -67,12 +67,23 @@ func (h *heapRanges) syscall(ev *schema.Event) {
 // unmappings made without a syscall of the program's own).
 func (h *heapRanges) unmapped(start, length uint64) { h.remove(start, start+length) }
 
+// contains is called for every derivation the program makes: its binary
+// search (sort.Search's, without the closure) inlines.
 func (h *heapRanges) contains(a uint64) bool {
 	if a >= h.brkStart && a < h.brkEnd {
 		return true
 	}
-	i := sort.Search(len(h.ranges), func(i int) bool { return h.ranges[i].end > a })
-	return i < len(h.ranges) && h.ranges[i].start <= a
+	r := h.ranges
+	lo, hi := 0, len(r)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if r[m].end > a {
+			hi = m
+		} else {
+			lo = m + 1
+		}
+	}
+	return lo < len(r) && r[lo].start <= a
 }
 
 func (h *heapRanges) overlaps(start, end uint64) bool {

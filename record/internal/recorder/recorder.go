@@ -35,6 +35,13 @@ const toolFile = ToolName + "-amd64-linux"
 // Version is the recorder's version, written into every trace header.
 const Version = "0.1.0"
 
+// DefaultBatchEvents is the number of events per EVENTS block of a
+// recorded trace: four times the schema writer's default, because larger
+// blocks compress better and faster (python3 start, driver alone: 18% fewer
+// bytes and 3-5% less CPU than with 65,536; list and perl 8-10% fewer
+// bytes). A recorder killed mid-run loses at most one block.
+const DefaultBatchEvents = 1 << 18
+
 // Options says what to record and how.
 type Options struct {
 	// Program and Args are the command to run (Args excludes the program).
@@ -55,7 +62,7 @@ type Options struct {
 	// Progress, when set, is called about once a second with the events
 	// and bytes written so far.
 	Progress func(events uint64, bytes int64)
-	// BatchEvents is passed to the trace writer (0: its default).
+	// BatchEvents is passed to the trace writer (0: DefaultBatchEvents).
 	BatchEvents int
 }
 
@@ -301,7 +308,7 @@ func stream(pipe io.Reader, out *os.File, hdr *tracepb.Header, opts Options, res
 	defer tables.Close()
 	s := &sink{tables: tables, warnings: map[string]bool{}}
 	w, err := schema.NewWriter(out, hdr, schema.WriterOptions{
-		BatchEvents:   opts.BatchEvents,
+		BatchEvents:   orDefault(opts.BatchEvents, DefaultBatchEvents),
 		PendingTables: tables.Flush,
 		Async:         true,
 	})
@@ -361,8 +368,13 @@ type sink struct {
 
 func (s *sink) Event(ev *schema.Event) error { return s.w.Write(ev) }
 
-// Block and Access take the most frequent events straight to the writer.
+// Block, Access and Sequence take the most frequent events straight to the
+// writer.
 func (s *sink) Block(pc uint64, count uint32) error { return s.w.WriteBlock(pc, count) }
+
+func (s *sink) Sequence(seq *schema.Sequence, words []byte, skip uint64) error {
+	return s.w.WriteSequence(seq, words, skip)
+}
 
 func (s *sink) Access(k schema.Kind, pc, addr uint64, size uint32, value uint64, data []byte, baseReg schema.Reg, base uint64) error {
 	return s.w.WriteAccess(k, pc, addr, size, value, data, baseReg, base)
