@@ -266,6 +266,30 @@ func (w *Writer) account() {
 	if cur == nil || ThreadID(cur.Id) != t {
 		cur = w.thread(t, 0)
 	}
+	if len(tids.b) == 0 {
+		// No thread created or switched to: the batch is one run of its
+		// start thread, and only the kinds need counting.
+		// Four histograms, so that runs of one kind do not wait on each
+		// other's increments.
+		var n [4][256]uint32
+		kinds := b.col[fieldKinds]
+		i := 0
+		for ; i+4 <= len(kinds); i += 4 {
+			n[0][kinds[i]]++
+			n[1][kinds[i+1]]++
+			n[2][kinds[i+2]]++
+			n[3][kinds[i+3]]++
+		}
+		for ; i < len(kinds); i++ {
+			n[0][kinds[i]]++
+		}
+		for k := range w.counts {
+			w.counts[k] += uint64(n[0][k]) + uint64(n[1][k]) + uint64(n[2][k]) + uint64(n[3][k])
+		}
+		w.run(cur, seq, seq+uint64(len(b.col[fieldKinds])))
+		w.cur = cur
+		return
+	}
 	first := seq // first event of the current run of cur's events
 	for _, k := range b.col[fieldKinds] {
 		w.counts[k]++
