@@ -122,11 +122,7 @@ func runDump(e *env, f *dumpFlags, args []string) error {
 	if err != nil {
 		return err
 	}
-	path, err := oneTrace(args)
-	if err != nil {
-		return err
-	}
-	r, err := schema.Open(path)
+	path, r, err := openTrace(args)
 	if err != nil {
 		return err
 	}
@@ -152,8 +148,7 @@ func runDump(e *env, f *dumpFlags, args []string) error {
 		return err
 	}
 	if end := r.End(); atEnd && !end.Whole {
-		fmt.Fprintf(e.stderr, "analyze: warning: %s is truncated at byte %d (%s); dumped the events before the cut\n",
-			oneLine(path), end.TruncatedAt, oneLine(end.Reason))
+		warnTruncated(e.stderr, path, end, "dumped the events before the cut")
 	}
 	return nil
 }

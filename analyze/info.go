@@ -50,11 +50,7 @@ func runInfo(e *env, f *infoFlags, args []string) error {
 	if err := formatFlag(f.format, "text", "json"); err != nil {
 		return err
 	}
-	path, err := oneTrace(args)
-	if err != nil {
-		return err
-	}
-	r, err := schema.Open(path)
+	path, r, err := openTrace(args)
 	if err != nil {
 		return err
 	}

@@ -20,6 +20,8 @@ import (
 	"syscall"
 
 	"github.com/spf13/pflag"
+
+	"github.com/mgtrace/mgtrace/schema"
 )
 
 func main() {
@@ -272,15 +274,23 @@ func (o *output) finish(failed error) error {
 	return err
 }
 
-// oneTrace checks that args names exactly one trace.
-func oneTrace(args []string) (string, error) {
-	switch len(args) {
-	case 0:
-		return "", usagef("missing trace file argument")
-	case 1:
-		return args[0], nil
+// openTrace checks that args names exactly one trace and opens it.
+func openTrace(args []string) (string, *schema.Reader, error) {
+	switch {
+	case len(args) == 0:
+		return "", nil, usagef("missing trace file argument")
+	case len(args) > 1:
+		return "", nil, usagef("want one trace file, got %d arguments", len(args))
 	}
-	return "", usagef("want one trace file, got %d arguments", len(args))
+	r, err := schema.Open(args[0])
+	return args[0], r, err
+}
+
+// warnTruncated says on stderr that the trace at path was cut short and
+// what the output holds then.
+func warnTruncated(stderr io.Writer, path string, end schema.End, holds string) {
+	fmt.Fprintf(stderr, "analyze: warning: %s is truncated at byte %d (%s); %s\n",
+		oneLine(path), end.TruncatedAt, oneLine(end.Reason), holds)
 }
 
 // formatFlag checks the value of --format against the formats allowed.

@@ -9,7 +9,6 @@ import (
 
 	"github.com/mgtrace/mgtrace/mgbuild"
 	"github.com/mgtrace/mgtrace/mgbuild/mgarrow"
-	"github.com/mgtrace/mgtrace/schema"
 )
 
 const mgHelp = `
@@ -58,7 +57,7 @@ func mgSetup(fs *pflag.FlagSet) func(*env, []string) error {
 	fs.StringVar(&f.at, "at", "end", "`MOMENT` to show: end, a timestamp, seq:N, cpoint:N or mark:NAME")
 	fs.StringVar(&f.format, "format", "text", "`FORMAT` of the output: text, json, dot, or arrow or parquet (the whole history as tables; needs -o)")
 	fs.StringVarP(&f.output, "output", "o", "", "write the output to `FILE` instead of stdout (arrow, parquet: the PREFIX of the two table files)")
-	fs.BoolVar(&f.overflow, "overflow", false, "list heap-overflow findings; exit status 1 when there are any")
+	fs.BoolVar(&f.overflow, "overflow", false, "list heap-overflow findings (text, json); exit status 1 when there are any")
 	return func(e *env, args []string) error { return runMG(e, f, args) }
 }
 
@@ -71,6 +70,9 @@ func runMG(e *env, f *mgFlags, args []string) error {
 	if tables && (f.output == "" || f.output == "-") {
 		return usagef("--format %s writes two files: give their prefix with -o", f.format)
 	}
+	if f.overflow && f.format != "text" && f.format != "json" {
+		return usagef("--overflow lists findings in the text or json output, not in %s", f.format)
+	}
 	mode, err := mgbuild.ParseMode(f.mode)
 	if err != nil {
 		return usagef("--mode: %v", err)
@@ -79,11 +81,7 @@ func runMG(e *env, f *mgFlags, args []string) error {
 	if err != nil {
 		return usagef("--scope: %v", err)
 	}
-	path, err := oneTrace(args)
-	if err != nil {
-		return err
-	}
-	r, err := schema.Open(path)
+	path, r, err := openTrace(args)
 	if err != nil {
 		return err
 	}
@@ -107,21 +105,13 @@ func runMG(e *env, f *mgFlags, args []string) error {
 		return usagef("--at: %v", err)
 	}
 	if g.Truncated {
-		end := r.End()
-		fmt.Fprintf(e.stderr, "analyze: warning: %s is truncated at byte %d (%s); the graph holds the events before the cut\n",
-			oneLine(path), end.TruncatedAt, oneLine(end.Reason))
+		warnTruncated(e.stderr, path, r.End(), "the graph holds the events before the cut")
 	}
 	if mode == mgbuild.Aware && g.Stats.AllocatorFns == 0 {
 		fmt.Fprintf(e.stderr, "analyze: warning: %s: no call of a known allocator function (malloc, free, new, ...) was found; the aware graph is empty\n", oneLine(path))
 	}
 	if tables {
-		if err := writeTables(g, f.format, f.output); err != nil {
-			return err
-		}
-		if f.overflow && len(g.Overflows) > 0 {
-			return errFindings
-		}
-		return nil
+		return writeTables(g, f.format, f.output)
 	}
 	snap := g.Snapshot(ts)
 	out, err := openOutput(f.output, e.stdout)

@@ -93,6 +93,7 @@ func TestMGErrors(t *testing.T) {
 		{"mg", "--at", "cpoint:99", tracesDir + "list.trace"},
 		{"mg", "--at", "yesterday", tracesDir + "list.trace"},
 		{"mg", "--format", "xml", tracesDir + "list.trace"},
+		{"mg", "--format", "dot", "--overflow", tracesDir + "overflow.trace"},
 		{"mg", "no-such.trace"},
 		{"mg"},
 	} {
