@@ -27,8 +27,27 @@ func (b *Builder) block(ev *schema.Event) {
 // allocEntry says whether pc is the first instruction of an allocator
 // function (or of its PLT stub).
 func (b *Builder) allocEntry(pc uint64) allocFn {
+	b.findEntries()
+	for _, e := range b.entries {
+		if e.pc == pc {
+			return e.fn
+		}
+	}
+	return notAlloc
+}
+
+// knowsAllocator says whether the trace names any allocator function
+// (its tables, or a call already seen).
+func (b *Builder) knowsAllocator() bool {
+	b.findEntries()
+	return len(b.entries) > 0 || b.g.Stats.AllocatorFns > 0
+}
+
+// findEntries lists the allocator functions' first instructions, again
+// whenever the tables have grown.
+func (b *Builder) findEntries() {
 	if b.tables == nil {
-		return notAlloc
+		return
 	}
 	if len(b.tables.Functions) != b.nfuncs {
 		b.nfuncs = len(b.tables.Functions)
@@ -39,12 +58,6 @@ func (b *Builder) allocEntry(pc uint64) allocFn {
 			}
 		}
 	}
-	for _, e := range b.entries {
-		if e.pc == pc {
-			return e.fn
-		}
-	}
-	return notAlloc
 }
 
 func (b *Builder) call(ev *schema.Event) {

@@ -137,6 +137,10 @@ func (b *Builder) Finish() *Graph {
 	}
 	slices.SortFunc(g.fields, func(x, y fieldEdge) int { return cmp.Compare(x.field, y.field) })
 	g.fieldLast = nil
+	g.byCluster = make(map[NodeID][]int32)
+	for i, m := range g.Merges {
+		g.byCluster[m.Cluster] = append(g.byCluster[m.Cluster], int32(i))
+	}
 	b.err = errors.New("mgbuild: the build is finished")
 	return g
 }
@@ -427,10 +431,11 @@ func (b *Builder) cross(nb, na NodeID, base, a uint64, access bool) {
 // base lies in a live block returned by an allocator call and a does not.
 // Memory the allocator's calls say nothing of (a program's own pools in
 // mapped arenas, say) gives no finding, since the nodes' boundaries there
-// are guesses; without any allocator function in the trace, every such
-// access is a finding, as in the paper.
+// are guesses; when the trace's tables name no allocator function (a
+// stripped static binary), every such access is a finding, as in the
+// paper.
 func (b *Builder) foreignBlock(base, a uint64) bool {
-	if b.g.Stats.AllocatorFns == 0 {
+	if !b.knowsAllocator() {
 		return true
 	}
 	id := b.chunks.find(base)

@@ -16,6 +16,23 @@ func (g *Graph) stmt(pc uint64) string {
 	return g.Locate(pc).String()
 }
 
+// stmtCache names statements, each pc once.
+type stmtCache struct {
+	g     *Graph
+	names map[uint64]string
+}
+
+func newStmtCache(g *Graph) *stmtCache { return &stmtCache{g: g, names: make(map[uint64]string)} }
+
+func (c *stmtCache) stmt(pc uint64) string {
+	n, ok := c.names[pc]
+	if !ok {
+		n = c.g.stmt(pc)
+		c.names[pc] = n
+	}
+	return n
+}
+
 // ReportOptions say what a report holds.
 type ReportOptions struct {
 	Trace     string // the trace's name, for the header
@@ -199,6 +216,7 @@ type jsonOverflow struct {
 // WriteJSON writes the snapshot as one JSON document.
 func WriteJSON(w io.Writer, s *Snapshot, opt ReportOptions) error {
 	g := s.g
+	st := newStmtCache(g)
 	doc := jsonGraph{
 		Trace: opt.Trace, Mode: g.Mode.String(), Scope: g.Scope.String(), Truncated: g.Truncated,
 		At: jsonMoment{TS: s.TS, Seq: g.SeqOf(s.TS), Last: g.Last()},
@@ -213,8 +231,8 @@ func WriteJSON(w io.Writer, s *Snapshot, opt ReportOptions) error {
 		n := g.Node(sn.ID)
 		jn := jsonNode{
 			ID: n.ID, Kind: n.Kind.String(), Head: hex(n.Head), Lo: hex(sn.Lo), Hi: hex(sn.Hi),
-			Bytes: sn.Hi - sn.Lo, Created: n.Created, Seq: g.SeqOf(n.Created), Stmt: g.stmt(n.PC),
-			Site: g.stmt(n.Site), Size: n.Size, Parent: n.Parent,
+			Bytes: sn.Hi - sn.Lo, Created: n.Created, Seq: g.SeqOf(n.Created), Stmt: st.stmt(n.PC),
+			Site: st.stmt(n.Site), Size: n.Size, Parent: n.Parent,
 		}
 		if n.Kind == NodeCluster {
 			jn.Members = g.Members(n.ID, s.TS)
@@ -223,11 +241,11 @@ func WriteJSON(w io.Writer, s *Snapshot, opt ReportOptions) error {
 	}
 	for _, se := range s.Edges {
 		e := &g.Edges[se.ID]
-		lo, _, _ := s.Extent(se.From)
+		lo := s.Nodes[s.findIndex(e.Field)].Lo
 		doc.Edges = append(doc.Edges, jsonEdge{
 			ID: se.ID, From: se.From, Field: hex(e.Field), Offset: e.Field - lo, Value: hex(e.Value),
 			Size: e.Size, Pointer: e.Pointer, To: se.To, Created: e.Created, Seq: g.SeqOf(e.Created),
-			Stmt: g.stmt(e.PC),
+			Stmt: st.stmt(e.PC),
 		})
 	}
 	for _, m := range g.Merges {
@@ -238,7 +256,7 @@ func WriteJSON(w io.Writer, s *Snapshot, opt ReportOptions) error {
 	if opt.Overflows {
 		for _, o := range g.Overflows {
 			doc.Overflows = append(doc.Overflows, jsonOverflow{
-				Seq: o.Seq, TS: o.TS, Thread: uint32(o.Thread), Stmt: g.stmt(o.PC), Store: o.Store,
+				Seq: o.Seq, TS: o.TS, Thread: uint32(o.Thread), Stmt: st.stmt(o.PC), Store: o.Store,
 				Addr: hex(o.Addr), Size: o.Size, Base: hex(o.Base), From: o.From, Into: o.Into,
 			})
 		}
@@ -255,6 +273,15 @@ func WriteJSON(w io.Writer, s *Snapshot, opt ReportOptions) error {
 // to their members, as in the paper's figures.
 func WriteDOT(w io.Writer, s *Snapshot, opt ReportOptions) error {
 	g := s.g
+	short := make(map[uint64]string)
+	shortStmt := func(g *Graph, pc uint64) string {
+		n, ok := short[pc]
+		if !ok {
+			n = shortStmt(g, pc)
+			short[pc] = n
+		}
+		return n
+	}
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "digraph mg {\n  rankdir=LR;\n  node [shape=box, fontname=\"monospace\", fontsize=10];\n  edge [fontname=\"monospace\", fontsize=9];\n")
 	fmt.Fprintf(bw, "  label=%s;\n", dotQuote(fmt.Sprintf("MG++ %s/%s at timestamp %d of %d", g.Mode, g.Scope, s.TS, g.Last())))
@@ -270,8 +297,8 @@ func WriteDOT(w io.Writer, s *Snapshot, opt ReportOptions) error {
 		}
 		fmt.Fprintf(bw, "  n%d [label=%s%s];\n", n.ID, dotQuote(label), shape)
 		if n.Kind == NodeCluster {
-			for _, m := range g.Merges {
-				if m.Cluster == n.ID && m.Created <= s.TS {
+			for _, m := range g.clusterMerges(n.ID) {
+				if m.Created <= s.TS {
 					for _, id := range []NodeID{m.From, m.To} {
 						fmt.Fprintf(bw, "  n%d [label=%s, style=dashed];\n", id, dotQuote(fmt.Sprintf("n%d %#x", id, g.Node(id).Head)))
 					}
@@ -284,7 +311,7 @@ func WriteDOT(w io.Writer, s *Snapshot, opt ReportOptions) error {
 	nulls := 0
 	for _, se := range s.Edges {
 		e := &g.Edges[se.ID]
-		lo, _, _ := s.Extent(se.From)
+		lo := s.Nodes[s.findIndex(e.Field)].Lo
 		label := dotQuote(fmt.Sprintf("+%d (%d):%s", e.Field-lo, e.Created, shortStmt(g, e.PC)))
 		switch {
 		case e.Pointer && se.To != 0:

@@ -200,8 +200,9 @@ type Graph struct {
 	opKind    []OpKind // opKind[t-1], opRef[t-1] and opSeq[t-1] are change t
 	opRef     []uint32
 	opSeq     []uint64
-	fieldLast map[uint64]int32 // while building: each field's last edge
-	fields    []fieldEdge      // after: the same, sorted by field
+	fieldLast map[uint64]int32   // while building: each field's last edge
+	fields    []fieldEdge        // after: the same, sorted by field
+	byCluster map[NodeID][]int32 // after: each cluster's merge edges (indexes into Merges)
 }
 
 // fieldEdge is a field and its last edge.
@@ -294,14 +295,31 @@ func (g *Graph) lastEdge(addr uint64) (int32, bool) {
 // Members returns the members of a cluster at t, in merge order.
 func (g *Graph) Members(cluster NodeID, t TS) []NodeID {
 	var out []NodeID
-	for _, m := range g.Merges {
-		if m.Cluster != cluster || m.Created > t {
+	for _, m := range g.clusterMerges(cluster) {
+		if m.Created > t {
 			continue
 		}
 		if len(out) == 0 {
 			out = append(out, m.From)
 		}
 		out = append(out, m.To)
+	}
+	return out
+}
+
+// clusterMerges returns the merge edges of one cluster, oldest first.
+func (g *Graph) clusterMerges(cluster NodeID) []MergeEdge {
+	var out []MergeEdge
+	if g.byCluster != nil {
+		for _, i := range g.byCluster[cluster] {
+			out = append(out, g.Merges[i])
+		}
+		return out
+	}
+	for _, m := range g.Merges { // a graph still being built
+		if m.Cluster == cluster {
+			out = append(out, m)
+		}
 	}
 	return out
 }

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 	"sort"
+	"sync"
 )
 
 // Snapshot is the memory graph at one moment, retrieved from the MG++ by
@@ -16,6 +17,9 @@ type Snapshot struct {
 	TS    TS
 	Nodes []SnapNode // sorted by Lo; extents are disjoint
 	Edges []SnapEdge // the current edge of each field inside a node, sorted by Field
+
+	byID  sync.Once // builds index on the first Extent or Out
+	index map[NodeID]int32
 }
 
 // SnapNode is a node live at the snapshot's moment and the addresses it
@@ -128,12 +132,17 @@ func (s *Snapshot) findIndex(addr uint64) int {
 
 // Extent returns the addresses node id owned at the snapshot's moment.
 func (s *Snapshot) Extent(id NodeID) (lo, hi uint64, ok bool) {
-	for _, n := range s.Nodes {
-		if n.ID == id {
-			return n.Lo, n.Hi, true
+	s.byID.Do(func() {
+		s.index = make(map[NodeID]int32, len(s.Nodes))
+		for i, n := range s.Nodes {
+			s.index[n.ID] = int32(i)
 		}
+	})
+	i, ok := s.index[id]
+	if !ok {
+		return 0, 0, false
 	}
-	return 0, 0, false
+	return s.Nodes[i].Lo, s.Nodes[i].Hi, true
 }
 
 // Out returns the current edges whose fields lie in node id, by field.
