@@ -16,21 +16,19 @@ func (g *Graph) stmt(pc uint64) string {
 	return g.Locate(pc).String()
 }
 
-// stmtCache names statements, each pc once.
-type stmtCache struct {
-	g     *Graph
-	names map[uint64]string
-}
-
-func newStmtCache(g *Graph) *stmtCache { return &stmtCache{g: g, names: make(map[uint64]string)} }
-
-func (c *stmtCache) stmt(pc uint64) string {
-	n, ok := c.names[pc]
-	if !ok {
-		n = c.g.stmt(pc)
-		c.names[pc] = n
+// Namer returns a function that names the statement at a pc as
+// Locate(pc).String() does ("" for pc 0), each pc once: exports name the
+// same statements many times.
+func (g *Graph) Namer() func(pc uint64) string {
+	names := make(map[uint64]string)
+	return func(pc uint64) string {
+		n, ok := names[pc]
+		if !ok {
+			n = g.stmt(pc)
+			names[pc] = n
+		}
+		return n
 	}
-	return n
 }
 
 // ReportOptions say what a report holds.
@@ -216,7 +214,7 @@ type jsonOverflow struct {
 // WriteJSON writes the snapshot as one JSON document.
 func WriteJSON(w io.Writer, s *Snapshot, opt ReportOptions) error {
 	g := s.g
-	st := newStmtCache(g)
+	stmt := g.Namer()
 	doc := jsonGraph{
 		Trace: opt.Trace, Mode: g.Mode.String(), Scope: g.Scope.String(), Truncated: g.Truncated,
 		At: jsonMoment{TS: s.TS, Seq: g.SeqOf(s.TS), Last: g.Last()},
@@ -231,8 +229,8 @@ func WriteJSON(w io.Writer, s *Snapshot, opt ReportOptions) error {
 		n := g.Node(sn.ID)
 		jn := jsonNode{
 			ID: n.ID, Kind: n.Kind.String(), Head: hex(n.Head), Lo: hex(sn.Lo), Hi: hex(sn.Hi),
-			Bytes: sn.Hi - sn.Lo, Created: n.Created, Seq: g.SeqOf(n.Created), Stmt: st.stmt(n.PC),
-			Site: st.stmt(n.Site), Size: n.Size, Parent: n.Parent,
+			Bytes: sn.Hi - sn.Lo, Created: n.Created, Seq: g.SeqOf(n.Created), Stmt: stmt(n.PC),
+			Site: stmt(n.Site), Size: n.Size, Parent: n.Parent,
 		}
 		if n.Kind == NodeCluster {
 			jn.Members = g.Members(n.ID, s.TS)
@@ -245,7 +243,7 @@ func WriteJSON(w io.Writer, s *Snapshot, opt ReportOptions) error {
 		doc.Edges = append(doc.Edges, jsonEdge{
 			ID: se.ID, From: se.From, Field: hex(e.Field), Offset: e.Field - lo, Value: hex(e.Value),
 			Size: e.Size, Pointer: e.Pointer, To: se.To, Created: e.Created, Seq: g.SeqOf(e.Created),
-			Stmt: st.stmt(e.PC),
+			Stmt: stmt(e.PC),
 		})
 	}
 	for _, m := range g.Merges {
@@ -256,7 +254,7 @@ func WriteJSON(w io.Writer, s *Snapshot, opt ReportOptions) error {
 	if opt.Overflows {
 		for _, o := range g.Overflows {
 			doc.Overflows = append(doc.Overflows, jsonOverflow{
-				Seq: o.Seq, TS: o.TS, Thread: uint32(o.Thread), Stmt: st.stmt(o.PC), Store: o.Store,
+				Seq: o.Seq, TS: o.TS, Thread: uint32(o.Thread), Stmt: stmt(o.PC), Store: o.Store,
 				Addr: hex(o.Addr), Size: o.Size, Base: hex(o.Base), From: o.From, Into: o.Into,
 			})
 		}

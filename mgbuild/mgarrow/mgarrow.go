@@ -83,21 +83,6 @@ func newWriter(w io.WriteSeeker, schema *arrow.Schema, f Format) (tableWriter, e
 	return nil, fmt.Errorf("unknown table format %d", f)
 }
 
-// stmts caches statement names.
-type stmts struct {
-	g     *mgbuild.Graph
-	names map[uint64]string
-}
-
-func (s *stmts) name(pc uint64) string {
-	n, ok := s.names[pc]
-	if !ok {
-		n = s.g.Locate(pc).String()
-		s.names[pc] = n
-	}
-	return n
-}
-
 // WriteNodes writes the nodes table (to a file: the Arrow file format
 // seeks).
 func WriteNodes(w io.WriteSeeker, g *mgbuild.Graph, f Format) error {
@@ -107,7 +92,7 @@ func WriteNodes(w io.WriteSeeker, g *mgbuild.Graph, f Format) error {
 	}
 	b := array.NewRecordBuilder(memory.DefaultAllocator, NodesSchema)
 	defer b.Release()
-	st := &stmts{g: g, names: make(map[uint64]string)}
+	stmt := g.Namer()
 	rows := 0
 	for _, p := range g.Periods() {
 		n := g.Node(p.Node)
@@ -120,9 +105,9 @@ func WriteNodes(w io.WriteSeeker, g *mgbuild.Graph, f Format) error {
 		appendTS(b.Field(6).(*array.Uint32Builder), p.To)
 		b.Field(7).(*array.Uint32Builder).Append(uint32(n.Created))
 		b.Field(8).(*array.Uint64Builder).Append(g.SeqOf(n.Created))
-		b.Field(9).(*array.StringBuilder).Append(st.name(n.PC))
+		b.Field(9).(*array.StringBuilder).Append(stmt(n.PC))
 		if n.Site != 0 {
-			b.Field(10).(*array.StringBuilder).Append(st.name(n.Site))
+			b.Field(10).(*array.StringBuilder).Append(stmt(n.Site))
 		} else {
 			b.Field(10).AppendNull()
 		}
@@ -154,7 +139,7 @@ func WriteEdges(w io.WriteSeeker, g *mgbuild.Graph, f Format) error {
 	}
 	b := array.NewRecordBuilder(memory.DefaultAllocator, EdgesSchema)
 	defer b.Release()
-	st := &stmts{g: g, names: make(map[uint64]string)}
+	stmt := g.Namer()
 	rows := 0
 	g.EdgeEnds(func(id mgbuild.EdgeID, from, to mgbuild.NodeID) {
 		if err != nil {
@@ -171,7 +156,7 @@ func WriteEdges(w io.WriteSeeker, g *mgbuild.Graph, f Format) error {
 		b.Field(7).(*array.Uint32Builder).Append(uint32(e.Created))
 		appendTS(b.Field(8).(*array.Uint32Builder), e.Replaced)
 		b.Field(9).(*array.Uint64Builder).Append(g.SeqOf(e.Created))
-		b.Field(10).(*array.StringBuilder).Append(st.name(e.PC))
+		b.Field(10).(*array.StringBuilder).Append(stmt(e.PC))
 		if rows++; rows == batchRows {
 			err = flush(b, tw)
 			rows = 0
