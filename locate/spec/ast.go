@@ -96,6 +96,10 @@ type AttrDecl struct {
 	Type string
 	Name string
 	Rule *Rule // nil when the declaration has no rule (a Check error)
+	// Default is the attribute's value for the NULL vertex (a missing
+	// child), given by `T.NAME DEFAULT n;`; -1 when HasDefault is false.
+	Default    int64
+	HasDefault bool
 }
 
 // Rule computes a user attribute for one node: `T X; guard => X.A = e1 ||

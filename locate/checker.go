@@ -1,0 +1,637 @@
+package locate
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Inconsistency is a violated constraint instance: seed 002's <c, G>, the
+// constraint and the nodes its universal variables were bound to (plus
+// the loop index of an intra-node constraint).
+type Inconsistency struct {
+	con   *constraint
+	nodes []*mnode
+	i     int64
+	hasI  bool
+	cycle bool // a user attribute it needed is undefined because of a cycle
+	key   string
+}
+
+func newInconsistency(c *constraint, nodes []*mnode, i int64, hasI, cycle bool) *Inconsistency {
+	var b strings.Builder
+	b.WriteString(strconv.Itoa(c.idx))
+	for _, n := range nodes {
+		b.WriteByte(',')
+		b.WriteString(strconv.FormatUint(uint64(n.id), 10))
+	}
+	if hasI {
+		b.WriteByte('#')
+		b.WriteString(strconv.FormatInt(i, 10))
+	}
+	return &Inconsistency{con: c, nodes: append([]*mnode(nil), nodes...), i: i, hasI: hasI, cycle: cycle, key: b.String()}
+}
+
+// instance is the evaluation of one constraint for one value of its root
+// variable (or, for the acyclicity pattern, for the whole graph): the
+// violations it found and the nodes it read.
+type instance struct {
+	con   *constraint
+	root  *mnode // nil for a global instance
+	gen   uint32 // bumped at each evaluation; stale reader entries carry an older one
+	reads []*mnode
+	all   bool // it read every node of its constraint's types (global, or a variable enumerated over all nodes)
+	viol  []*Inconsistency
+	dead  bool
+}
+
+// reader is an instance that read a node, as of an evaluation.
+type reader struct {
+	in  *instance
+	gen uint32
+}
+
+// checker evaluates a spec's constraints on a model, incrementally.
+type checker struct {
+	p       *program
+	m       *Model
+	ev      *evaluator
+	readers map[*mnode][]reader
+	roots   map[*mnode][]*instance // by constraint index
+	global  []*instance            // instances that read all nodes of some types
+	nviol   int
+	acyclic map[*constraint]bool // the last evaluation of an acyclicity constraint found no cycle
+	oob     map[*constraint]bool // constraints that read a field outside a node
+	evals   int                  // instance evaluations, for benchmarks
+	probe   *evaluator           // evaluates single bindings with their arguments
+	dstar   []*mnode             // the nodes the last update found changed (with ancestors when attributes are used)
+}
+
+func newChecker(p *program, m *Model) *checker {
+	return &checker{
+		p: p, m: m, ev: newEvaluator(m, p.consts, p.attrs),
+		readers: make(map[*mnode][]reader), roots: make(map[*mnode][]*instance),
+		acyclic: make(map[*constraint]bool), oob: make(map[*constraint]bool),
+		probe: newEvaluator(m, p.consts, p.attrs),
+	}
+}
+
+// full evaluates every constraint from scratch on the model's state.
+func (c *checker) full() {
+	c.m.takeDirty()
+	c.readers = make(map[*mnode][]reader)
+	c.roots = make(map[*mnode][]*instance)
+	c.global = nil
+	c.nviol = 0
+	c.ev.memo = make(map[attrKey]*attrCell)
+	c.acyclic = make(map[*constraint]bool)
+	for _, con := range c.p.cons {
+		if con.acyclic {
+			in := &instance{con: con, all: true}
+			c.global = append(c.global, in)
+			c.evaluate(in)
+			continue
+		}
+		rt := con.vars[con.univ[0]].typ
+		for _, n := range c.m.byTyp[rt.idx] {
+			c.evaluate(c.rootInstance(con, n))
+		}
+	}
+}
+
+func (c *checker) rootInstance(con *constraint, n *mnode) *instance {
+	l := c.roots[n]
+	if l == nil {
+		l = make([]*instance, len(c.p.cons))
+		c.roots[n] = l
+	}
+	if l[con.idx] == nil {
+		l[con.idx] = &instance{con: con, root: n}
+	}
+	return l[con.idx]
+}
+
+// update brings the check up to date with the model's changes since the
+// last update and returns the instances it evaluated again.
+func (c *checker) update() []*instance {
+	d := c.m.takeDirty()
+	c.dstar = c.dstar[:0]
+	if len(d) == 0 {
+		return nil
+	}
+	dstar := d
+	if c.p.nattrs > 0 {
+		dstar = c.ancestors(d)
+		for _, n := range dstar {
+			for a := 0; a < c.p.nattrs; a++ {
+				delete(c.ev.memo, attrKey{n, a})
+			}
+		}
+	}
+	c.dstar = append(c.dstar, dstar...)
+	var todo []*instance
+	seen := make(map[*instance]bool)
+	add := func(in *instance) {
+		if !seen[in] {
+			seen[in] = true
+			todo = append(todo, in)
+		}
+	}
+	dirtyTypes := make(map[*nodeType]bool)
+	for _, n := range dstar {
+		dirtyTypes[n.typ] = true
+		rs := c.readers[n]
+		k := 0
+		for _, r := range rs {
+			if r.gen == r.in.gen && !r.in.dead {
+				rs[k] = r
+				k++
+				add(r.in)
+			}
+		}
+		if k == 0 {
+			delete(c.readers, n)
+		} else {
+			c.readers[n] = rs[:k]
+		}
+		if n.live {
+			for _, con := range c.p.cons {
+				if !con.acyclic && con.vars[con.univ[0]].typ == n.typ {
+					add(c.rootInstance(con, n))
+				}
+			}
+		}
+	}
+	for _, in := range c.global {
+		for t := range dirtyTypes {
+			if in.con.types[t] || (in.con.acyclic) {
+				add(in)
+				break
+			}
+		}
+	}
+	for _, in := range todo {
+		c.evaluate(in)
+	}
+	return todo
+}
+
+// ancestors returns the nodes and every live node from which one of them
+// can be reached (user attributes of those may have changed).
+func (c *checker) ancestors(d []*mnode) []*mnode {
+	seen := make(map[*mnode]bool, len(d))
+	out := make([]*mnode, 0, len(d))
+	queue := append([]*mnode(nil), d...)
+	for _, n := range d {
+		seen[n] = true
+		out = append(out, n)
+	}
+	for len(queue) > 0 {
+		n := queue[0]
+		queue = queue[1:]
+		if !n.live {
+			continue
+		}
+		for _, r := range c.m.ptrs[n.head] {
+			if !seen[r.node] {
+				seen[r.node] = true
+				out = append(out, r.node)
+				queue = append(queue, r.node)
+			}
+		}
+	}
+	return out
+}
+
+// evaluate (re)computes an instance.
+func (c *checker) evaluate(in *instance) {
+	c.evals++
+	c.nviol -= len(in.viol)
+	in.viol = in.viol[:0]
+	in.gen++
+	if in.root != nil && !in.root.live {
+		in.dead = true
+		if l := c.roots[in.root]; l != nil {
+			l[in.con.idx] = nil
+		}
+		return
+	}
+	in.dead = false
+	ev := c.ev
+	ev.record = false
+	ev.startReads()
+	if in.con.acyclic {
+		in.viol = c.cycles(in.con)
+	} else {
+		in.viol, in.all = c.enumerate(in.con, in.root, in.viol)
+	}
+	c.nviol += len(in.viol)
+	if in.all && in.root != nil {
+		found := false
+		for _, g := range c.global {
+			if g == in {
+				found = true
+			}
+		}
+		if !found {
+			c.global = append(c.global, in)
+		}
+	}
+	in.reads = append(in.reads[:0], ev.reads...)
+	for _, n := range in.reads {
+		c.readers[n] = append(c.readers[n], reader{in, in.gen})
+	}
+	if in.root != nil {
+		c.readers[in.root] = append(c.readers[in.root], reader{in, in.gen})
+	}
+}
+
+// enumerate evaluates every binding of a constraint with root bound to
+// root and appends the violations. all says whether some variable was
+// enumerated over all nodes of its type.
+func (c *checker) enumerate(con *constraint, root *mnode, out []*Inconsistency) ([]*Inconsistency, bool) {
+	ev := c.ev
+	en := &env{names: make([]string, len(con.vars)), nodes: make([]*mnode, len(con.vars))}
+	for k, v := range con.vars {
+		en.names[k] = v.name
+	}
+	all := false
+	var bind func(k int)
+	bind = func(k int) {
+		if k == len(con.univ) {
+			out = c.check(con, en, out)
+			return
+		}
+		v := con.univ[k]
+		if k == 0 {
+			en.nodes[v] = root
+			bind(1)
+			en.nodes[v] = nil
+			return
+		}
+		if con.ugen[k].kind == genAll {
+			all = true
+		}
+		c.candidates(con.ugen[k], con.vars[v].typ, en, func(n *mnode) bool {
+			en.nodes[v] = n
+			bind(k + 1)
+			return true
+		})
+		en.nodes[v] = nil
+	}
+	ev.read(root)
+	bind(0)
+	for _, g := range con.egen {
+		if g.kind == genAll {
+			all = true
+		}
+	}
+	return out, all
+}
+
+// candidates calls fn with each node a generator yields (of type t).
+func (c *checker) candidates(g generator, t *nodeType, en *env, fn func(*mnode) bool) {
+	ev, m := c.ev, c.m
+	switch g.kind {
+	case genAll:
+		for _, n := range m.byTyp[t.idx] {
+			if !fn(n) {
+				return
+			}
+		}
+	case genOut:
+		from := en.nodes[g.from]
+		if from == nil {
+			return
+		}
+		ev.read(from)
+		var seen [8]*mnode
+		k := 0
+		m.outEdges(from, func(n *mnode) {
+			if n.typ != t {
+				return
+			}
+			for _, s := range seen[:min(k, len(seen))] {
+				if s == n {
+					return
+				}
+			}
+			if k < len(seen) {
+				seen[k] = n
+			}
+			k++
+			fn(n)
+		})
+	case genIn:
+		to := en.nodes[g.from]
+		if to == nil {
+			return
+		}
+		ev.read(to)
+		done := map[*mnode]bool{}
+		for _, r := range m.ptrs[to.head] {
+			if r.node.typ == t && !done[r.node] {
+				done[r.node] = true
+				if !fn(r.node) {
+					return
+				}
+			}
+		}
+	case genPath:
+		from := en.nodes[g.from]
+		if from == nil {
+			return
+		}
+		var list []*mnode
+		ev.walk(from, func(n *mnode) bool {
+			if n.typ == t {
+				list = append(list, n)
+			}
+			return true
+		})
+		for _, n := range list {
+			if !fn(n) {
+				return
+			}
+		}
+	case genSlot:
+		from := en.nodes[g.from]
+		if from == nil {
+			return
+		}
+		idx := ev.eval(g.slot, en)
+		if idx.k != vNum {
+			return
+		}
+		ev.read(from)
+		v, ok := from.value(int(idx.n - 1))
+		if !ok {
+			return
+		}
+		if n := m.target(uint64(v)); n != nil && n.typ == t {
+			fn(n)
+		}
+	}
+}
+
+// check evaluates one binding of the universal variables.
+func (c *checker) check(con *constraint, en *env, out []*Inconsistency) []*Inconsistency {
+	ev := c.ev
+	src := con.src
+	if src.Range != nil {
+		en.loop = src.Range.Var
+		for i := src.Range.From; i <= src.Range.To; i++ {
+			en.i = i
+			ev.oob = false
+			ev.cycle = false
+			ok := ev.truth(src.Body, en)
+			if ev.oob {
+				c.oob[con] = true
+				continue
+			}
+			if !ok {
+				out = append(out, newInconsistency(con, c.bound(con, en), i, true, ev.cycle))
+			}
+		}
+		en.loop = ""
+		return out
+	}
+	ev.cycle = false
+	if src.Guard != nil && !ev.truth(src.Guard, en) {
+		return out
+	}
+	if !c.body(con, en, 0) {
+		out = append(out, newInconsistency(con, c.bound(con, en), 0, false, ev.cycle))
+	}
+	return out
+}
+
+// body says whether some binding of the existential variables (from k on)
+// makes the body true.
+func (c *checker) body(con *constraint, en *env, k int) bool {
+	if k == len(con.exist) {
+		return c.ev.truth(con.src.Body, en)
+	}
+	v := con.exist[k]
+	found := false
+	c.candidates(con.egen[k], con.vars[v].typ, en, func(n *mnode) bool {
+		en.nodes[v] = n
+		if c.body(con, en, k+1) {
+			found = true
+			return false
+		}
+		return true
+	})
+	en.nodes[v] = nil
+	return found
+}
+
+// bound returns the universal variables' nodes in declaration order.
+func (c *checker) bound(con *constraint, en *env) []*mnode {
+	var out []*mnode
+	for k := range con.vars {
+		if en.nodes[k] != nil && !isExist(con, k) {
+			out = append(out, en.nodes[k])
+		}
+	}
+	return out
+}
+
+func isExist(con *constraint, k int) bool {
+	for _, e := range con.exist {
+		if e == k {
+			return true
+		}
+	}
+	return false
+}
+
+// cycles evaluates the acyclicity pattern X ~> Y => Y !~> X: its
+// violations are the pairs of nodes (of the variables' types) on one
+// cycle. While the graph stays acyclic, a change is checked by looking for
+// a way back from each new edge's target to its source.
+func (c *checker) cycles(con *constraint) []*Inconsistency {
+	m := c.m
+	tx, ty := con.vars[con.univ[0]].typ, con.vars[con.univ[1]].typ
+	// Every live typed node is read: a global instance.
+	sccs := c.scc()
+	var out []*Inconsistency
+	const maxPairs = 10000
+	for _, comp := range sccs {
+		if len(comp) == 1 {
+			n := comp[0]
+			self := false
+			m.outEdges(n, func(t *mnode) {
+				if t == n {
+					self = true
+				}
+			})
+			if !self || n.typ != tx || n.typ != ty {
+				continue
+			}
+		}
+		sort.Slice(comp, func(i, j int) bool { return comp[i].id < comp[j].id })
+		for _, x := range comp {
+			if x.typ != tx {
+				continue
+			}
+			for _, y := range comp {
+				if y.typ != ty || len(out) >= maxPairs {
+					continue
+				}
+				out = append(out, newInconsistency(con, []*mnode{x, y}, 0, false, false))
+			}
+		}
+	}
+	c.acyclic[con] = len(out) == 0
+	return out
+}
+
+// scc returns the strongly connected components of the live typed nodes
+// that hold more than one node or a self-loop candidate (single nodes are
+// returned too when they have an edge to themselves).
+func (c *checker) scc() [][]*mnode {
+	m := c.m
+	index := make(map[*mnode]int)
+	low := make(map[*mnode]int)
+	on := make(map[*mnode]bool)
+	var stack []*mnode
+	var out [][]*mnode
+	next := 0
+	type frame struct {
+		n     *mnode
+		succ  []*mnode
+		i     int
+	}
+	succs := func(n *mnode) []*mnode {
+		var s []*mnode
+		m.outEdges(n, func(t *mnode) { s = append(s, t) })
+		return s
+	}
+	for _, l := range m.byTyp {
+		for _, root := range l {
+			if _, ok := index[root]; ok {
+				continue
+			}
+			work := []frame{{n: root, succ: succs(root)}}
+			index[root], low[root] = next, next
+			next++
+			stack = append(stack, root)
+			on[root] = true
+			for len(work) > 0 {
+				f := &work[len(work)-1]
+				if f.i < len(f.succ) {
+					w := f.succ[f.i]
+					f.i++
+					if _, ok := index[w]; !ok {
+						index[w], low[w] = next, next
+						next++
+						stack = append(stack, w)
+						on[w] = true
+						work = append(work, frame{n: w, succ: succs(w)})
+					} else if on[w] && index[w] < low[f.n] {
+						low[f.n] = index[w]
+					}
+					continue
+				}
+				n := f.n
+				work = work[:len(work)-1]
+				if len(work) > 0 {
+					p := work[len(work)-1].n
+					if low[n] < low[p] {
+						low[p] = low[n]
+					}
+				}
+				if low[n] == index[n] {
+					var comp []*mnode
+					for {
+						w := stack[len(stack)-1]
+						stack = stack[:len(stack)-1]
+						on[w] = false
+						comp = append(comp, w)
+						if w == n {
+							break
+						}
+					}
+					if len(comp) > 1 {
+						out = append(out, comp)
+					} else {
+						self := false
+						m.outEdges(n, func(t *mnode) {
+							if t == n {
+								self = true
+							}
+						})
+						if self {
+							out = append(out, comp)
+						}
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// violations returns the current inconsistencies of the constraints that
+// satisfy keep (nil: all), sorted by constraint and nodes.
+func (c *checker) violations(keep func(*constraint) bool) []*Inconsistency {
+	var out []*Inconsistency
+	seen := make(map[*instance]bool)
+	visit := func(in *instance) {
+		if in == nil || seen[in] || in.dead {
+			return
+		}
+		seen[in] = true
+		if keep == nil || keep(in.con) {
+			out = append(out, in.viol...)
+		}
+	}
+	for _, l := range c.roots {
+		for _, in := range l {
+			visit(in)
+		}
+	}
+	for _, in := range c.global {
+		visit(in)
+	}
+	sortInconsistencies(out)
+	return out
+}
+
+func sortInconsistencies(l []*Inconsistency) {
+	sort.Slice(l, func(i, j int) bool {
+		a, b := l[i], l[j]
+		if a.con.idx != b.con.idx {
+			return a.con.idx < b.con.idx
+		}
+		for k := 0; k < len(a.nodes) && k < len(b.nodes); k++ {
+			if a.nodes[k].id != b.nodes[k].id {
+				return a.nodes[k].id < b.nodes[k].id
+			}
+		}
+		if len(a.nodes) != len(b.nodes) {
+			return len(a.nodes) < len(b.nodes)
+		}
+		return a.i < b.i
+	})
+}
+
+// String describes an inconsistency: the constraint's number and its
+// binding.
+func (e *Inconsistency) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "c%d{", e.con.src.Index)
+	for k, n := range e.nodes {
+		if k > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "n%d", n.id)
+	}
+	if e.hasI {
+		fmt.Fprintf(&b, "; %s=%d", e.con.src.Range.Var, e.i)
+	}
+	b.WriteString("}")
+	return b.String()
+}

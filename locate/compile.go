@@ -1,0 +1,359 @@
+package locate
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/mgtrace/mgtrace/locate/spec"
+	"github.com/mgtrace/mgtrace/mgbuild"
+)
+
+// genKind says how the values of a variable are enumerated.
+type genKind uint8
+
+const (
+	genAll  genKind = iota // every live node of the variable's type
+	genOut                 // the nodes `from` points to (from -> v)
+	genIn                  // the nodes pointing to `from` (v -> from)
+	genPath                // the nodes reachable from `from` (from ~> v)
+	genSlot                // the node slot `slot` of `from` points to ((from[slot]) == v)
+)
+
+// generator enumerates the candidates for one variable given the
+// variables bound before it.
+type generator struct {
+	kind genKind
+	from int
+	slot spec.Expr
+}
+
+// cvar is a constraint variable.
+type cvar struct {
+	name string
+	typ  *nodeType
+}
+
+// constraint is a spec constraint prepared for evaluation.
+type constraint struct {
+	idx     int
+	src     *spec.Constraint
+	vars    []cvar
+	univ    []int // universal variables in enumeration order (univ[0] is the root)
+	ugen    []generator
+	exist   []int
+	egen    []generator
+	acyclic bool // X ~> Y => Y !~> X: evaluated with strongly connected components
+	types   map[*nodeType]bool
+}
+
+// program is a spec compiled against one run.
+type program struct {
+	spec   *spec.Spec
+	types  []*nodeType
+	byName map[string]*nodeType
+	consts map[string]int64
+	attrs  map[string][]*attrDef
+	nattrs int
+	cons   []*constraint
+	typeOf func(n *mgbuild.Node) *nodeType
+}
+
+// compile resolves a checked spec against a run: types and their layouts,
+// the binding of blocks to types, and the constraints' enumeration plans.
+func compile(s *spec.Spec, run *Run) (*program, error) {
+	p := &program{spec: s, byName: make(map[string]*nodeType), consts: make(map[string]int64), attrs: make(map[string][]*attrDef)}
+	for _, c := range s.Consts {
+		p.consts[c.Name] = c.Value
+	}
+	bound := make(map[string]bool)
+	for _, b := range s.Bindings {
+		bound[b.Type] = true
+	}
+	for i, d := range s.Types {
+		t := &nodeType{idx: i, name: d.Name, decl: d, array: d.Array, slotSize: d.SlotSize}
+		if t.array && t.slotSize == 0 {
+			t.slotSize = 4
+		}
+		if !t.array {
+			if l, ok := run.Layout(d.Name); ok {
+				t.slots, t.size, t.debug = l.Slots, l.Size, true
+			} else {
+				if !bound[d.Name] {
+					return nil, fmt.Errorf("%s:%s: type %s: the trace has no debug info for struct %s, so its nodes cannot be found by size: bind them with `%s ALLOC file.c:LINE;` or `%s ALLOC function;`",
+						s.File, d.Pos, d.Name, d.Name, d.Name, d.Name)
+				}
+				for k := 0; k < d.Fields; k++ {
+					t.slots = append(t.slots, spec.Slot{Name: fmt.Sprintf("slot%d", k+1), Offset: uint64(8 * k), Size: 8, Pointer: k >= d.Fields-d.Edges})
+				}
+			}
+			for k, sl := range t.slots {
+				if sl.Pointer && sl.Size == 8 {
+					t.ptrSlots = append(t.ptrSlots, k)
+				}
+			}
+		} else if !bound[d.Name] {
+			return nil, fmt.Errorf("%s:%s: ARRAY %s needs a binding: `%s ALLOC file.c:LINE;` or `%s ALLOC function;`", s.File, d.Pos, d.Name, d.Name, d.Name)
+		}
+		p.types = append(p.types, t)
+		p.byName[d.Name] = t
+	}
+	for _, a := range s.Attrs {
+		t := p.byName[a.Type]
+		if t == nil || a.Rule == nil || len(a.Rule.Vars) == 0 {
+			continue
+		}
+		def := int64(-1)
+		if a.HasDefault {
+			def = a.Default
+		}
+		p.attrs[a.Name] = append(p.attrs[a.Name], &attrDef{idx: p.nattrs, typ: t, name: a.Name, def: def, rule: a.Rule})
+		p.nattrs++
+	}
+	for i, c := range s.Constraints {
+		con, err := p.plan(i, c)
+		if err != nil {
+			return nil, err
+		}
+		p.cons = append(p.cons, con)
+	}
+	p.typeOf = p.binder(run)
+	return p, nil
+}
+
+// binder returns the function that gives a block its type.
+func (p *program) binder(run *Run) func(n *mgbuild.Node) *nodeType {
+	type siteInfo struct {
+		file string
+		line int
+		fn   string
+	}
+	sites := make(map[uint64]siteInfo)
+	info := func(pc uint64) siteInfo {
+		si, ok := sites[pc]
+		if !ok {
+			loc := run.stmt(pc)
+			si = siteInfo{loc.File, int(loc.Line), loc.Function}
+			sites[pc] = si
+		}
+		return si
+	}
+	return func(n *mgbuild.Node) *nodeType {
+		for _, b := range p.spec.Bindings {
+			t := p.byName[b.Type]
+			if t == nil {
+				continue
+			}
+			for _, s := range b.Sites {
+				if s.Func != "" {
+					if n.Site != 0 && info(n.Site).fn == s.Func {
+						return t
+					}
+					for _, f := range run.inFuncs[n.ID] {
+						if f == s.Func {
+							return t
+						}
+					}
+					continue
+				}
+				if n.Site == 0 {
+					continue
+				}
+				si := info(n.Site)
+				if si.line == s.Line && sameFile(si.file, s.File) {
+					return t
+				}
+			}
+		}
+		for _, t := range p.types {
+			if !t.array && t.size != 0 && n.Size == t.size && !p.hasBinding(t.name) {
+				return t
+			}
+		}
+		return nil
+	}
+}
+
+func (p *program) hasBinding(name string) bool {
+	for _, b := range p.spec.Bindings {
+		if b.Type == name {
+			return true
+		}
+	}
+	return false
+}
+
+// conjuncts flattens a chain of `and`s.
+func conjuncts(e spec.Expr, out []spec.Expr) []spec.Expr {
+	if b, ok := e.(*spec.Binary); ok && b.Op == spec.OpAnd {
+		return conjuncts(b.R, conjuncts(b.L, out))
+	}
+	if e != nil {
+		out = append(out, e)
+	}
+	return out
+}
+
+// uses collects the variables an expression mentions.
+func uses(e spec.Expr, vars map[string]bool) {
+	switch x := e.(type) {
+	case *spec.Ident:
+		vars[x.Name] = true
+	case *spec.Field:
+		uses(x.Node, vars)
+		uses(x.Index, vars)
+	case *spec.Deref:
+		uses(x.Node, vars)
+		uses(x.Index, vars)
+	case *spec.Attr:
+		uses(x.Node, vars)
+	case *spec.Unary:
+		uses(x.X, vars)
+	case *spec.Binary:
+		uses(x.L, vars)
+		uses(x.R, vars)
+	case *spec.Cond:
+		uses(x.Cond, vars)
+		uses(x.Then, vars)
+		uses(x.Else, vars)
+	}
+}
+
+func identName(e spec.Expr) string {
+	if id, ok := e.(*spec.Ident); ok {
+		return id.Name
+	}
+	return ""
+}
+
+// plan prepares one constraint: which variables are universal (those of
+// the guard; all of them without a guard) and existential (the body's
+// others), and how each is enumerated.
+func (p *program) plan(i int, c *spec.Constraint) (*constraint, error) {
+	con := &constraint{idx: i, src: c, types: make(map[*nodeType]bool)}
+	index := make(map[string]int)
+	for _, v := range c.Vars {
+		t := p.byName[v.Type]
+		if t == nil {
+			return nil, fmt.Errorf("constraint %d: unknown type %s", c.Index, v.Type)
+		}
+		index[v.Name] = len(con.vars)
+		con.vars = append(con.vars, cvar{v.Name, t})
+		con.types[t] = true
+	}
+	inGuard := make(map[string]bool)
+	if c.Guard != nil {
+		uses(c.Guard, inGuard)
+	}
+	var univ, exist []int
+	for k, v := range con.vars {
+		if c.Guard == nil || inGuard[v.name] || c.Range != nil {
+			univ = append(univ, k)
+		} else {
+			exist = append(exist, k)
+		}
+	}
+	// The acyclicity pattern.
+	if g, ok := c.Guard.(*spec.Binary); ok && g.Op == spec.OpPath && len(con.vars) == 2 {
+		if b, ok := c.Body.(*spec.Binary); ok && b.Op == spec.OpNoPath {
+			x, y := identName(g.L), identName(g.R)
+			if x != "" && y != "" && x != y && identName(b.L) == y && identName(b.R) == x {
+				con.acyclic = true
+				con.univ = []int{index[x], index[y]}
+				return con, nil
+			}
+		}
+	}
+	con.univ, con.ugen = order(univ, nil, conjuncts(c.Guard, nil), index)
+	con.exist, con.egen = order(exist, con.univ, conjuncts(c.Body, nil), index)
+	return con, nil
+}
+
+// order picks an enumeration order for vars (after the already bound
+// ones) and a generator for each from the conjuncts that connect it to a
+// variable bound before it.
+func order(vars, bound []int, conj []spec.Expr, index map[string]int) ([]int, []generator) {
+	isBound := make(map[int]bool)
+	for _, b := range bound {
+		isBound[b] = true
+	}
+	var out []int
+	var gens []generator
+	left := append([]int(nil), vars...)
+	for len(left) > 0 {
+		pick, g := -1, generator{}
+		for li, v := range left {
+			if gg, ok := findGen(v, isBound, conj, index); ok {
+				pick, g = li, gg
+				break
+			}
+		}
+		if pick < 0 {
+			pick, g = 0, generator{kind: genAll}
+		}
+		v := left[pick]
+		left = append(left[:pick], left[pick+1:]...)
+		out = append(out, v)
+		gens = append(gens, g)
+		isBound[v] = true
+	}
+	return out, gens
+}
+
+func findGen(v int, bound map[int]bool, conj []spec.Expr, index map[string]int) (generator, bool) {
+	is := func(e spec.Expr) (int, bool) {
+		n := identName(e)
+		k, ok := index[n]
+		return k, ok && n != ""
+	}
+	for _, e := range conj {
+		b, ok := e.(*spec.Binary)
+		if !ok {
+			continue
+		}
+		l, lok := is(b.L)
+		r, rok := is(b.R)
+		switch b.Op {
+		case spec.OpEdge:
+			if lok && rok && r == v && bound[l] {
+				return generator{kind: genOut, from: l}, true
+			}
+			if lok && rok && l == v && bound[r] {
+				return generator{kind: genIn, from: r}, true
+			}
+		case spec.OpPath:
+			if lok && rok && r == v && bound[l] {
+				return generator{kind: genPath, from: l}, true
+			}
+		case spec.OpEq:
+			for _, side := range [2][2]spec.Expr{{b.L, b.R}, {b.R, b.L}} {
+				d, ok := side[0].(*spec.Deref)
+				if !ok {
+					continue
+				}
+				o, ook := is(side[1])
+				f, fok := is(d.Node)
+				if ook && fok && o == v && bound[f] {
+					return generator{kind: genSlot, from: f, slot: d.Index}, true
+				}
+			}
+		}
+	}
+	return generator{}, false
+}
+
+// label is a constraint's short description for reports.
+func (c *constraint) label() string {
+	t := c.src.Text
+	if t == "" {
+		var b strings.Builder
+		for _, v := range c.src.Vars {
+			fmt.Fprintf(&b, "%s %s; ", v.Type, v.Name)
+		}
+		if c.src.Guard != nil {
+			fmt.Fprintf(&b, "%s => ", c.src.Guard)
+		}
+		fmt.Fprintf(&b, "%s;", c.src.Body)
+		t = b.String()
+	}
+	return t
+}

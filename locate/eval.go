@@ -1,0 +1,513 @@
+package locate
+
+import (
+	"github.com/mgtrace/mgtrace/locate/spec"
+)
+
+// valKind is the kind of an expression's value.
+type valKind uint8
+
+const (
+	vUndef valKind = iota // a value that could not be read (NULL vertex's field, out-of-range slot, x/0)
+	vNum
+	vBool
+	vNode // a vertex: node is nil for the NULL vertex (n holds the pointer value)
+)
+
+// val is an expression's value.
+type val struct {
+	k    valKind
+	n    int64
+	node *mnode
+}
+
+// argKind says what an argument of a constraint check is.
+type argKind uint8
+
+const (
+	argField argKind = iota + 1
+	argOutDeg
+	argInDeg
+	argEdge
+	argPath
+	argAttr
+	argLive
+)
+
+// arg is one value a constraint check read: the check's "arguments" of
+// seed 002's Definitions 2 and 3.
+type arg struct {
+	k    argKind
+	a, b *mnode
+	i    int64
+	v    int64
+}
+
+type argKey struct {
+	k    argKind
+	a, b *mnode
+	i    int64
+}
+
+// env binds a constraint's or rule's variables.
+type env struct {
+	names []string
+	nodes []*mnode
+	loop  string
+	i     int64
+}
+
+func (e *env) lookup(name string) (*mnode, bool) {
+	for k, n := range e.names {
+		if n == name {
+			return e.nodes[k], true
+		}
+	}
+	return nil, false
+}
+
+// attrDef is a user attribute with its rule.
+type attrDef struct {
+	idx  int
+	typ  *nodeType
+	name string
+	def  int64
+	rule *spec.Rule
+}
+
+type attrKey struct {
+	n *mnode
+	a int
+}
+
+// attrCell is a memoized user attribute value.
+type attrCell struct {
+	v     int64
+	state uint8 // 1 computing, 2 done, 3 on a cycle, 4 undefined
+}
+
+// evaluator evaluates expressions on a model, recording what it reads.
+type evaluator struct {
+	m      *Model
+	consts map[string]int64
+	attrs  map[string][]*attrDef // by attribute name
+	memo   map[attrKey]*attrCell
+
+	rgen   uint32 // reads are marked with rgen in rmark
+	rmark  map[*mnode]uint32
+	reads  []*mnode
+	record bool // record args
+	args   []arg
+	cycle  bool // a user attribute needed a node on a cycle
+	oob    bool // a field outside a node's slots was read
+	quiet  int  // >0 inside attribute computation: reads are not recorded
+}
+
+func newEvaluator(m *Model, consts map[string]int64, attrs map[string][]*attrDef) *evaluator {
+	return &evaluator{m: m, consts: consts, attrs: attrs, memo: make(map[attrKey]*attrCell), rmark: make(map[*mnode]uint32)}
+}
+
+// startReads begins a new read set.
+func (ev *evaluator) startReads() {
+	ev.rgen++
+	ev.reads = ev.reads[:0]
+	ev.args = ev.args[:0]
+	ev.cycle, ev.oob = false, false
+}
+
+func (ev *evaluator) read(n *mnode) {
+	if n == nil || ev.quiet > 0 {
+		return
+	}
+	if ev.rmark[n] != ev.rgen {
+		ev.rmark[n] = ev.rgen
+		ev.reads = append(ev.reads, n)
+	}
+}
+
+func (ev *evaluator) note(k argKind, a, b *mnode, i, v int64) {
+	if ev.record && ev.quiet == 0 {
+		ev.args = append(ev.args, arg{k, a, b, i, v})
+	}
+}
+
+func b2i(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// truth evaluates a condition: undefined values make it false.
+func (ev *evaluator) truth(e spec.Expr, en *env) bool {
+	v := ev.eval(e, en)
+	return v.k == vBool && v.n != 0
+}
+
+func (ev *evaluator) eval(e spec.Expr, en *env) val {
+	switch x := e.(type) {
+	case *spec.Int:
+		return val{k: vNum, n: x.Value}
+	case *spec.Bool:
+		return val{k: vBool, n: b2i(x.Value)}
+	case *spec.Ident:
+		if x.Name == en.loop && en.loop != "" {
+			return val{k: vNum, n: en.i}
+		}
+		if n, ok := en.lookup(x.Name); ok {
+			if n == nil {
+				return val{k: vNode}
+			}
+			return val{k: vNode, node: n, n: int64(n.head)}
+		}
+		if c, ok := ev.consts[x.Name]; ok {
+			return val{k: vNum, n: c}
+		}
+		if x.Name == "NULL" {
+			return val{k: vNum}
+		}
+		return val{}
+	case *spec.Field:
+		n := ev.vertex(x.Node, en)
+		idx := ev.eval(x.Index, en)
+		if n == nil || idx.k != vNum || !n.live {
+			return val{}
+		}
+		ev.read(n)
+		v, ok := n.value(int(idx.n - 1))
+		if !ok {
+			ev.oob = true
+			return val{}
+		}
+		ev.note(argField, n, nil, idx.n, v)
+		return val{k: vNum, n: v}
+	case *spec.Deref:
+		n := ev.vertex(x.Node, en)
+		idx := ev.eval(x.Index, en)
+		if n == nil || idx.k != vNum || !n.live {
+			return val{}
+		}
+		ev.read(n)
+		v, ok := n.value(int(idx.n - 1))
+		if !ok {
+			ev.oob = true
+			return val{}
+		}
+		ev.note(argField, n, nil, idx.n, v)
+		t := ev.m.target(uint64(v))
+		return val{k: vNode, node: t, n: v}
+	case *spec.Attr:
+		return ev.attr(x, en)
+	case *spec.Unary:
+		v := ev.eval(x.X, en)
+		switch {
+		case v.k != vNum && !(v.k == vBool && x.Op == spec.OpNot):
+			return val{}
+		case x.Op == spec.OpNeg:
+			return val{k: vNum, n: -v.n}
+		case x.Op == spec.OpAbs:
+			if v.n < 0 {
+				return val{k: vNum, n: -v.n}
+			}
+			return v
+		case x.Op == spec.OpNot:
+			return val{k: vBool, n: 1 - v.n}
+		}
+		return val{}
+	case *spec.Cond:
+		if ev.truth(x.Cond, en) {
+			return ev.eval(x.Then, en)
+		}
+		c := ev.eval(x.Cond, en)
+		if c.k != vBool {
+			return val{}
+		}
+		return ev.eval(x.Else, en)
+	case *spec.Binary:
+		return ev.binary(x, en)
+	}
+	return val{}
+}
+
+// vertex evaluates an expression that names a node (nil: the NULL vertex
+// or no node).
+func (ev *evaluator) vertex(e spec.Expr, en *env) *mnode {
+	v := ev.eval(e, en)
+	if v.k != vNode {
+		return nil
+	}
+	return v.node
+}
+
+func (ev *evaluator) binary(x *spec.Binary, en *env) val {
+	switch x.Op {
+	case spec.OpAnd:
+		if !ev.truth(x.L, en) {
+			return val{k: vBool}
+		}
+		return val{k: vBool, n: b2i(ev.truth(x.R, en))}
+	case spec.OpOr:
+		if ev.truth(x.L, en) {
+			return val{k: vBool, n: 1}
+		}
+		return val{k: vBool, n: b2i(ev.truth(x.R, en))}
+	case spec.OpEdge, spec.OpNoEdge:
+		a, b := ev.vertex(x.L, en), ev.vertex(x.R, en)
+		has := ev.edge(a, b)
+		if x.Op == spec.OpNoEdge {
+			has = !has
+		}
+		return val{k: vBool, n: b2i(has)}
+	case spec.OpPath, spec.OpNoPath:
+		a, b := ev.vertex(x.L, en), ev.vertex(x.R, en)
+		has := ev.path(a, b)
+		if x.Op == spec.OpNoPath {
+			has = !has
+		}
+		return val{k: vBool, n: b2i(has)}
+	}
+	l, r := ev.eval(x.L, en), ev.eval(x.R, en)
+	switch x.Op {
+	case spec.OpAdd, spec.OpSub, spec.OpMul, spec.OpDiv:
+		if l.k == vNode {
+			l = val{k: vNum, n: l.n}
+		}
+		if r.k == vNode {
+			r = val{k: vNum, n: r.n}
+		}
+		if l.k != vNum || r.k != vNum {
+			return val{}
+		}
+		switch x.Op {
+		case spec.OpAdd:
+			return val{k: vNum, n: l.n + r.n}
+		case spec.OpSub:
+			return val{k: vNum, n: l.n - r.n}
+		case spec.OpMul:
+			return val{k: vNum, n: l.n * r.n}
+		default:
+			if r.n == 0 || (l.n == -1<<63 && r.n == -1) {
+				return val{}
+			}
+			return val{k: vNum, n: l.n / r.n}
+		}
+	}
+	// Relations.
+	if l.k == vUndef || r.k == vUndef {
+		return val{k: vBool}
+	}
+	var c int
+	switch {
+	case l.k == vNode && r.k == vNode:
+		if x.Op != spec.OpEq && x.Op != spec.OpNe {
+			return val{k: vBool}
+		}
+		same := l.node == r.node && (l.node != nil || l.n == r.n)
+		if x.Op == spec.OpNe {
+			same = !same
+		}
+		return val{k: vBool, n: b2i(same)}
+	case l.k == vBool || r.k == vBool:
+		if l.k != r.k || (x.Op != spec.OpEq && x.Op != spec.OpNe) {
+			return val{k: vBool}
+		}
+		same := l.n == r.n
+		if x.Op == spec.OpNe {
+			same = !same
+		}
+		return val{k: vBool, n: b2i(same)}
+	default: // numbers, and vertices compared with numbers by their pointer value
+		switch {
+		case l.n < r.n:
+			c = -1
+		case l.n > r.n:
+			c = 1
+		}
+	}
+	var ok bool
+	switch x.Op {
+	case spec.OpEq:
+		ok = c == 0
+	case spec.OpNe:
+		ok = c != 0
+	case spec.OpLt:
+		ok = c < 0
+	case spec.OpLe:
+		ok = c <= 0
+	case spec.OpGt:
+		ok = c > 0
+	case spec.OpGe:
+		ok = c >= 0
+	}
+	return val{k: vBool, n: b2i(ok)}
+}
+
+// edge says whether a has a pointer slot holding b's head.
+func (ev *evaluator) edge(a, b *mnode) bool {
+	if a == nil || b == nil || !a.live || !b.live {
+		return false
+	}
+	ev.read(a)
+	ev.read(b)
+	has := false
+	ev.m.outEdges(a, func(t *mnode) {
+		if t == b {
+			has = true
+		}
+	})
+	ev.note(argEdge, a, b, 0, b2i(has))
+	return has
+}
+
+// path says whether b can be reached from a by one or more edges. Every
+// node visited is read.
+func (ev *evaluator) path(a, b *mnode) bool {
+	if a == nil || b == nil || !a.live || !b.live {
+		return false
+	}
+	ev.read(b)
+	found := false
+	ev.walk(a, func(n *mnode) bool {
+		if n == b {
+			found = true
+			return false
+		}
+		return true
+	})
+	ev.note(argPath, a, b, 0, b2i(found))
+	return found
+}
+
+// walk visits the nodes reachable from a by one or more edges, breadth
+// first, reading a and each node it expands; visit returns false to stop.
+func (ev *evaluator) walk(a *mnode, visit func(*mnode) bool) {
+	seen := map[*mnode]bool{}
+	queue := []*mnode{a}
+	ev.read(a)
+	for len(queue) > 0 {
+		n := queue[0]
+		queue = queue[1:]
+		stop := false
+		ev.m.outEdges(n, func(t *mnode) {
+			if stop || seen[t] {
+				return
+			}
+			seen[t] = true
+			if !visit(t) {
+				stop = true
+				return
+			}
+			ev.read(t)
+			queue = append(queue, t)
+		})
+		if stop {
+			return
+		}
+	}
+}
+
+// attr evaluates a standard or user attribute of a vertex.
+func (ev *evaluator) attr(x *spec.Attr, en *env) val {
+	n := ev.vertex(x.Node, en)
+	if n != nil && !n.live {
+		n = nil
+	}
+	switch x.Name {
+	case spec.AttrInDegree, spec.AttrOutDegree, spec.AttrIsRoot, spec.AttrIsLeaf, spec.AttrInternal, spec.AttrExternal:
+		var in, out int64
+		if n != nil {
+			ev.read(n)
+			if x.Name != spec.AttrOutDegree && x.Name != spec.AttrIsLeaf {
+				in = int64(ev.m.inDegree(n))
+				ev.note(argInDeg, n, nil, 0, in)
+			}
+			if x.Name != spec.AttrInDegree && x.Name != spec.AttrIsRoot {
+				out = int64(ev.m.outDegree(n))
+				ev.note(argOutDeg, n, nil, 0, out)
+			}
+		}
+		switch x.Name {
+		case spec.AttrInDegree:
+			return val{k: vNum, n: in}
+		case spec.AttrOutDegree:
+			return val{k: vNum, n: out}
+		case spec.AttrIsRoot:
+			return val{k: vBool, n: b2i(n != nil && in == 0)}
+		case spec.AttrIsLeaf:
+			return val{k: vBool, n: b2i(n != nil && out == 0)}
+		case spec.AttrInternal:
+			return val{k: vBool, n: b2i(n != nil && in != 0 && out != 0)}
+		default:
+			return val{k: vBool, n: b2i(n != nil && (in == 0 || out == 0))}
+		}
+	}
+	defs := ev.attrs[x.Name]
+	if n == nil {
+		if len(defs) > 0 {
+			return val{k: vNum, n: defs[0].def}
+		}
+		return val{}
+	}
+	var d *attrDef
+	for _, a := range defs {
+		if a.typ == n.typ {
+			d = a
+		}
+	}
+	if d == nil {
+		return val{}
+	}
+	ev.read(n)
+	v, ok := ev.userAttr(n, d)
+	if !ok {
+		return val{}
+	}
+	ev.note(argAttr, n, nil, int64(d.idx), v)
+	return val{k: vNum, n: v}
+}
+
+// userAttr computes a user attribute of a node by its rule, memoized. A
+// node whose value needs its own value (a cycle) has none.
+func (ev *evaluator) userAttr(n *mnode, d *attrDef) (int64, bool) {
+	k := attrKey{n, d.idx}
+	if c, ok := ev.memo[k]; ok {
+		switch c.state {
+		case 2:
+			return c.v, true
+		case 4:
+			return 0, false
+		default: // computing (we came back round a cycle) or known to be on one
+			c.state = 3
+			ev.cycle = true
+			return 0, false
+		}
+	}
+	c := &attrCell{state: 1}
+	ev.memo[k] = c
+	outer := ev.cycle
+	ev.cycle = false
+	defer func() { ev.cycle = ev.cycle || outer }()
+	r := d.rule
+	en := &env{names: []string{r.Vars[0].Name}, nodes: []*mnode{n}}
+	ev.quiet++
+	a := r.Then
+	if r.Guard != nil && !ev.truth(r.Guard, en) {
+		a = r.Else
+	}
+	var v val
+	if a != nil {
+		v = ev.eval(a.Value, en)
+	}
+	ev.quiet--
+	if c.state == 3 || ev.cycle {
+		c.state = 3
+		ev.cycle = true
+		return 0, false
+	}
+	if v.k != vNum {
+		c.state = 4 // undefined (a field of the NULL vertex, x/0), not a cycle
+		return 0, false
+	}
+	c.v, c.state = v.n, 2
+	return v.n, true
+}

@@ -1,0 +1,462 @@
+package locate
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"github.com/mgtrace/mgtrace/locate/spec"
+	"github.com/mgtrace/mgtrace/mgbuild"
+)
+
+// nodeType is a spec type resolved against the trace: where its slots
+// are and which of them hold pointers.
+type nodeType struct {
+	idx      int
+	name     string
+	decl     *spec.TypeDecl
+	array    bool
+	slotSize int         // arrays
+	slots    []spec.Slot // structures
+	ptrSlots []int       // structures: indexes into slots of the pointer slots
+	size     uint64      // sizeof(struct name) from debug info (0 = unknown)
+	debug    bool        // the layout came from debug info
+}
+
+// numSlots returns the number of field slots of a node of this type with
+// the given block size.
+func (t *nodeType) numSlots(size int) int {
+	if t.array {
+		return size / t.slotSize
+	}
+	return len(t.slots)
+}
+
+// slotAt returns slot i (0-based) of a node with the given block size.
+func (t *nodeType) slotAt(i int) spec.Slot {
+	if t.array {
+		return spec.Slot{Offset: uint64(i * t.slotSize), Size: uint64(t.slotSize)}
+	}
+	return t.slots[i]
+}
+
+// slotRef names one pointer slot of one node.
+type slotRef struct {
+	node *mnode
+	slot int32
+}
+
+// mnode is a typed node of the model: a block of one of the spec's types.
+type mnode struct {
+	id   mgbuild.NodeID
+	typ  *nodeType
+	head uint64
+	mem  []byte // the block's bytes as the program's stores left them
+	live bool
+	mark uint32 // scratch for walks and dirty sets
+}
+
+// value reads slot i (0-based): sign-extended unless it is a pointer.
+func (n *mnode) value(i int) (int64, bool) {
+	if i < 0 || i >= n.typ.numSlots(len(n.mem)) {
+		return 0, false
+	}
+	s := n.typ.slotAt(i)
+	if s.Size == 0 || s.Size > 8 || s.Offset >= uint64(len(n.mem)) {
+		return 0, false
+	}
+	return n.read(s), true // a slot the block ends inside of reads its missing bytes as zero
+}
+
+func (n *mnode) read(s spec.Slot) int64 {
+	var b [8]byte
+	if s.Offset < uint64(len(n.mem)) {
+		copy(b[:s.Size], n.mem[s.Offset:])
+	}
+	u := binary.LittleEndian.Uint64(b[:])
+	if s.Pointer || s.Size == 8 {
+		return int64(u)
+	}
+	shift := 64 - 8*s.Size
+	return int64(u<<shift) >> shift
+}
+
+// pointer reads pointer slot p (an index into the type's ptrSlots).
+func (n *mnode) pointer(p int) uint64 {
+	s := n.typ.slots[n.typ.ptrSlots[p]]
+	if s.Offset+8 > uint64(len(n.mem)) {
+		return 0
+	}
+	return binary.LittleEndian.Uint64(n.mem[s.Offset:])
+}
+
+// Model is the state of the spec's typed nodes at one moment of a run:
+// which blocks are live, their bytes, and who points to whom. It moves
+// forward and backward one graph change at a time and says which nodes
+// each change touched.
+type Model struct {
+	run   *Run
+	g     *mgbuild.Graph
+	types []*nodeType
+	byID  []*mnode // by NodeID; nil for nodes of no type
+	all   []*mnode // every typed node, live or not
+
+	t     mgbuild.TS
+	heads map[uint64]*mnode    // live nodes by head address
+	words map[uint64]*mnode    // live nodes by the 8-byte words they cover
+	ptrs  map[uint64][]slotRef // pointer value -> the live slots holding it
+	byTyp [][]*mnode           // live nodes per type (unordered; see liveOf)
+
+	ended map[mgbuild.TS][]*mnode // nodes ended by another block's creation (the trace missed their free)
+	undo  map[mgbuild.TS]uint64   // the bytes each store into a typed node overwrote
+	dirty []*mnode                // nodes the steps since takeDirty changed
+	spare []*mnode
+	gen   uint32
+	born  []*mnode // nodes the last Step created or revived
+	died  []*mnode // nodes the last Step freed or un-created
+}
+
+// newModel binds the run's blocks to the spec's types and returns the
+// model at timestamp 0 (no block yet).
+func newModel(run *Run, types []*nodeType, typeOf func(n *mgbuild.Node) *nodeType) *Model {
+	g := run.Graph
+	m := &Model{
+		run: run, g: g, types: types,
+		byID:  make([]*mnode, len(g.Nodes)+1),
+		heads: make(map[uint64]*mnode), words: make(map[uint64]*mnode),
+		ptrs: make(map[uint64][]slotRef), byTyp: make([][]*mnode, len(types)),
+		ended: make(map[mgbuild.TS][]*mnode), undo: make(map[mgbuild.TS]uint64), gen: 1,
+	}
+	for i := range g.Nodes {
+		n := &g.Nodes[i]
+		if n.Kind != mgbuild.NodeChunk {
+			continue
+		}
+		t := typeOf(n)
+		if t == nil {
+			continue
+		}
+		size := n.Size
+		if size > 1<<20 {
+			size = 1 << 20 // a typed node's bytes are kept; bound them
+		}
+		mn := &mnode{id: n.ID, typ: t, head: n.Head, mem: make([]byte, size)}
+		m.byID[n.ID] = mn
+		m.all = append(m.all, mn)
+		if n.Ended != 0 {
+			if op := g.Op(n.Ended); op.Kind != mgbuild.OpFree || mgbuild.NodeID(op.Ref) != n.ID {
+				m.ended[n.Ended] = append(m.ended[n.Ended], mn)
+			}
+		}
+	}
+	return m
+}
+
+// TS is the model's moment: the graph after change TS.
+func (m *Model) TS() mgbuild.TS { return m.t }
+
+// node returns the typed node with a given id (nil when it has no type).
+func (m *Model) node(id mgbuild.NodeID) *mnode {
+	if int(id) < len(m.byID) {
+		return m.byID[id]
+	}
+	return nil
+}
+
+// target returns the live typed node headed at v, if any.
+func (m *Model) target(v uint64) *mnode {
+	if v == 0 {
+		return nil
+	}
+	return m.heads[v]
+}
+
+func (m *Model) touch(n *mnode) {
+	if n != nil && n.mark != m.gen {
+		n.mark = m.gen
+		m.dirty = append(m.dirty, n)
+	}
+}
+
+func (m *Model) begin() {}
+
+// takeDirty returns the nodes the steps since the last call changed (the
+// slice is reused by the next steps) and starts a new set.
+func (m *Model) takeDirty() []*mnode {
+	d := m.dirty
+	m.gen++
+	if m.gen == 0 {
+		for _, n := range m.all {
+			n.mark = 0
+		}
+		m.gen = 1
+	}
+	m.dirty = m.spare[:0]
+	m.spare = d
+	m.born, m.died = m.born[:0], m.died[:0]
+	return d
+}
+
+// Forward applies change t+1. It returns false at the last change.
+func (m *Model) Forward() bool {
+	if m.t >= m.g.Last() {
+		return false
+	}
+	m.begin()
+	t := m.t + 1
+	op := m.g.Op(t)
+	for _, n := range m.ended[t] {
+		m.kill(n)
+	}
+	switch op.Kind {
+	case mgbuild.OpCreate:
+		if n := m.node(mgbuild.NodeID(op.Ref)); n != nil {
+			m.revive(n)
+		}
+	case mgbuild.OpFree:
+		if n := m.node(mgbuild.NodeID(op.Ref)); n != nil {
+			m.kill(n)
+		}
+	case mgbuild.OpEdge:
+		e := &m.g.Edges[op.Ref]
+		old, hit := m.write(e.Field, e.Value, int(e.Size))
+		if hit {
+			m.undo[t] = old
+		}
+	}
+	m.t = t
+	return true
+}
+
+// Backward undoes change t, moving the model to t-1. It returns false at
+// timestamp 0.
+func (m *Model) Backward() bool {
+	if m.t == 0 {
+		return false
+	}
+	m.begin()
+	t := m.t
+	op := m.g.Op(t)
+	switch op.Kind {
+	case mgbuild.OpCreate:
+		if n := m.node(mgbuild.NodeID(op.Ref)); n != nil {
+			m.kill(n)
+		}
+	case mgbuild.OpFree:
+		if n := m.node(mgbuild.NodeID(op.Ref)); n != nil {
+			m.revive(n)
+		}
+	case mgbuild.OpEdge:
+		if old, ok := m.undo[t]; ok {
+			e := &m.g.Edges[op.Ref]
+			m.write(e.Field, old, int(e.Size))
+		}
+	}
+	for _, n := range m.ended[t] {
+		m.revive(n)
+	}
+	m.t = t - 1
+	return true
+}
+
+// Seek moves the model to moment t.
+func (m *Model) Seek(t mgbuild.TS) {
+	for m.t < t && m.Forward() {
+	}
+	for m.t > t && m.Backward() {
+	}
+}
+
+// write stores size bytes of v at addr into whatever typed nodes cover
+// them and returns the bytes it overwrote.
+func (m *Model) write(addr, v uint64, size int) (old uint64, hit bool) {
+	var prev [8]byte
+	var cur *mnode
+	var lo, hi uint64 // the range of cur's bytes written
+	for i := 0; i < size && i < 8; i++ {
+		a := addr + uint64(i)
+		n := m.words[a&^7]
+		if n == nil || a < n.head || a-n.head >= uint64(len(n.mem)) {
+			continue
+		}
+		if n != cur {
+			if cur != nil {
+				m.wrote(cur, lo, hi)
+			}
+			cur, lo = n, a-n.head
+		}
+		hi = a - n.head + 1
+		prev[i] = n.mem[a-n.head]
+		hit = true
+	}
+	if !hit {
+		return 0, false
+	}
+	// Pointer slots before the write, to update the pointer index.
+	m.unindexRange(addr, size)
+	var nb [8]byte
+	binary.LittleEndian.PutUint64(nb[:], v)
+	for i := 0; i < size && i < 8; i++ {
+		a := addr + uint64(i)
+		n := m.words[a&^7]
+		if n == nil || a < n.head || a-n.head >= uint64(len(n.mem)) {
+			continue
+		}
+		n.mem[a-n.head] = nb[i]
+	}
+	m.indexRange(addr, size)
+	if cur != nil {
+		m.wrote(cur, lo, hi)
+	}
+	return binary.LittleEndian.Uint64(prev[:]), true
+}
+
+// wrote marks a node whose bytes [lo, hi) changed.
+func (m *Model) wrote(n *mnode, lo, hi uint64) { m.touch(n) }
+
+// pointerSlotsIn calls fn for each pointer slot of the live nodes that
+// overlaps [addr, addr+size).
+func (m *Model) pointerSlotsIn(addr uint64, size int, fn func(n *mnode, p int)) {
+	var seen *mnode
+	for i := 0; i < size && i < 8; i++ {
+		a := addr + uint64(i)
+		n := m.words[a&^7]
+		if n == nil || n == seen || n.typ.array {
+			continue
+		}
+		seen = n
+		for p, si := range n.typ.ptrSlots {
+			s := n.typ.slots[si]
+			if n.head+s.Offset < addr+uint64(size) && addr < n.head+s.Offset+8 {
+				fn(n, p)
+			}
+		}
+	}
+}
+
+func (m *Model) unindexRange(addr uint64, size int) {
+	m.pointerSlotsIn(addr, size, func(n *mnode, p int) {
+		if v := n.pointer(p); v != 0 {
+			m.unindex(n, p, v)
+			m.touch(m.target(v))
+		}
+	})
+}
+
+func (m *Model) indexRange(addr uint64, size int) {
+	m.pointerSlotsIn(addr, size, func(n *mnode, p int) {
+		if v := n.pointer(p); v != 0 {
+			m.ptrs[v] = append(m.ptrs[v], slotRef{n, int32(p)})
+			m.touch(m.target(v))
+		}
+	})
+}
+
+func (m *Model) unindex(n *mnode, p int, v uint64) {
+	refs := m.ptrs[v]
+	for i, r := range refs {
+		if r.node == n && int(r.slot) == p {
+			refs[i] = refs[len(refs)-1]
+			refs = refs[:len(refs)-1]
+			break
+		}
+	}
+	if len(refs) == 0 {
+		delete(m.ptrs, v)
+	} else {
+		m.ptrs[v] = refs
+	}
+}
+
+// kill takes a node out of the live state (freed, or its creation undone).
+func (m *Model) kill(n *mnode) {
+	if !n.live {
+		return
+	}
+	m.touch(n)
+	for _, r := range m.ptrs[n.head] {
+		m.touch(r.node)
+	}
+	if !n.typ.array {
+		for p := range n.typ.ptrSlots {
+			if v := n.pointer(p); v != 0 {
+				m.unindex(n, p, v)
+				m.touch(m.target(v))
+			}
+		}
+	}
+	n.live = false
+	delete(m.heads, n.head)
+	for w := n.head &^ 7; w < n.head+uint64(len(n.mem)); w += 8 {
+		if m.words[w] == n {
+			delete(m.words, w)
+		}
+	}
+	l := m.byTyp[n.typ.idx]
+	for i, x := range l {
+		if x == n {
+			l[i] = l[len(l)-1]
+			m.byTyp[n.typ.idx] = l[:len(l)-1]
+			break
+		}
+	}
+	m.died = append(m.died, n)
+}
+
+// revive puts a node (back) into the live state.
+func (m *Model) revive(n *mnode) {
+	if n.live {
+		return
+	}
+	n.live = true
+	m.heads[n.head] = n
+	for w := n.head &^ 7; w < n.head+uint64(len(n.mem)); w += 8 {
+		m.words[w] = n
+	}
+	if !n.typ.array {
+		for p := range n.typ.ptrSlots {
+			if v := n.pointer(p); v != 0 {
+				m.ptrs[v] = append(m.ptrs[v], slotRef{n, int32(p)})
+				m.touch(m.target(v))
+			}
+		}
+	}
+	m.byTyp[n.typ.idx] = append(m.byTyp[n.typ.idx], n)
+	m.touch(n)
+	for _, r := range m.ptrs[n.head] {
+		m.touch(r.node)
+	}
+	m.born = append(m.born, n)
+}
+
+// outEdges calls fn for each edge of n: each pointer slot holding the head
+// of a live typed node.
+func (m *Model) outEdges(n *mnode, fn func(to *mnode)) {
+	if n.typ.array {
+		return
+	}
+	for p := range n.typ.ptrSlots {
+		if t := m.target(n.pointer(p)); t != nil {
+			fn(t)
+		}
+	}
+}
+
+// outDegree counts n's edges.
+func (m *Model) outDegree(n *mnode) int {
+	d := 0
+	m.outEdges(n, func(*mnode) { d++ })
+	return d
+}
+
+// inDegree counts the edges into n.
+func (m *Model) inDegree(n *mnode) int {
+	if !n.live {
+		return 0
+	}
+	return len(m.ptrs[n.head])
+}
+
+// String describes the model briefly (for errors and tests).
+func (m *Model) String() string {
+	return fmt.Sprintf("model at ts %d: %d live typed nodes", m.t, len(m.heads))
+}
