@@ -500,9 +500,9 @@ func (c *checker) scc() [][]*mnode {
 	var out [][]*mnode
 	next := 0
 	type frame struct {
-		n     *mnode
-		succ  []*mnode
-		i     int
+		n    *mnode
+		succ []*mnode
+		i    int
 	}
 	succs := func(n *mnode) []*mnode {
 		var s []*mnode

@@ -146,12 +146,12 @@ type Fault struct {
 
 // Result is what fault location found.
 type Result struct {
-	Point      Point       `json:"-"`
-	Violations []Violation `json:"violations"` // at the C-point
-	Faults     []Fault     `json:"faults"`     // latest first
-	Pending    []Violation `json:"pending,omitempty"`
-	Steps      int         `json:"steps"`    // changes rolled back
-	Examined   int         `json:"examined"` // changes that could have touched a pending inconsistency
+	Point      Point         `json:"-"`
+	Violations []Violation   `json:"violations"` // at the C-point
+	Faults     []Fault       `json:"faults"`     // latest first
+	Pending    []Violation   `json:"pending,omitempty"`
+	Steps      int           `json:"steps"`    // changes rolled back
+	Examined   int           `json:"examined"` // changes that could have touched a pending inconsistency
 	Elapsed    time.Duration `json:"-"`
 }
 
