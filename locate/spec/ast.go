@@ -96,6 +96,13 @@ type AttrDecl struct {
 	Type string
 	Name string
 	Rule *Rule // nil when the declaration has no rule (a Check error)
+
+	// Default is the attribute's value on the NULL vertex (a Deref whose
+	// pointer is NULL or not the head of a typed node): the value of
+	// `type.NAME DEFAULT n;`, or -1 when the declaration has no DEFAULT
+	// (HasDefault false).
+	Default    int64
+	HasDefault bool
 }
 
 // Rule computes a user attribute for one node: `T X; guard => X.A = e1 ||
