@@ -96,8 +96,11 @@ type AttrDecl struct {
 	Type string
 	Name string
 	Rule *Rule // nil when the declaration has no rule (a Check error)
-	// Default is the attribute's value for the NULL vertex (a missing
-	// child), given by `T.NAME DEFAULT n;`; -1 when HasDefault is false.
+
+	// Default is the attribute's value on the NULL vertex (a Deref whose
+	// pointer is NULL or not the head of a typed node): the value of
+	// `type.NAME DEFAULT n;`, or -1 when the declaration has no DEFAULT
+	// (HasDefault false).
 	Default    int64
 	HasDefault bool
 }
