@@ -61,6 +61,10 @@ func commands() []*command {
 			args: "run.trace", help: dumpHelp, setup: dumpSetup},
 		{name: "mg", summary: "build the MG++ memory graph and show it at any moment; find heap overflows",
 			args: "run.trace", help: mgHelp, setup: mgSetup},
+		{name: "check", summary: "check a data-structure constraint spec at every C-point",
+			args: "run.trace x.spec", help: checkHelp, setup: checkSetup},
+		{name: "locate", summary: "find the statements that corrupted a data structure",
+			args: "run.trace x.spec", help: locateHelp, setup: locateSetup},
 	}
 }
 
@@ -174,6 +178,7 @@ func runCommand(c *command, args []string, stdout, stderr io.Writer) int {
 // report prints err, if it needs printing, and returns the exit status.
 func report(c *command, err error, stderr io.Writer) int {
 	var ue *usageError
+	var le *linesError
 	switch {
 	case err == nil:
 		return exitOK
@@ -183,6 +188,11 @@ func report(c *command, err error, stderr io.Writer) int {
 		// The reader of our output went away (analyze dump | head): not
 		// an error.
 		return exitOK
+	case errors.As(err, &le):
+		for _, l := range le.lines {
+			fmt.Fprintln(stderr, l)
+		}
+		return exitError
 	case errors.As(err, &ue):
 		fmt.Fprintf(stderr, "analyze: %s; run 'analyze %s --help'\n", oneLine(ue.msg), c.name)
 		return exitError

@@ -54,18 +54,19 @@ type reader struct {
 
 // checker evaluates a spec's constraints on a model, incrementally.
 type checker struct {
-	p       *program
-	m       *Model
-	ev      *evaluator
-	readers map[*mnode][]reader
-	roots   map[*mnode][]*instance // by constraint index
-	global  []*instance            // instances that read all nodes of some types
-	nviol   int
-	acyclic map[*constraint]bool // the last evaluation of an acyclicity constraint found no cycle
-	oob     map[*constraint]bool // constraints that read a field outside a node
-	evals   int                  // instance evaluations, for benchmarks
-	probe   *evaluator           // evaluates single bindings with their arguments
-	dstar   []*mnode             // the nodes the last update found changed (with ancestors when attributes are used)
+	p        *program
+	m        *Model
+	ev       *evaluator
+	readers  map[*mnode][]reader
+	roots    map[*mnode][]*instance // by constraint index
+	global   []*instance            // instances that read all nodes of some types
+	nviol    int
+	acyclic  map[*constraint]bool // the last evaluation of an acyclicity constraint found no cycle
+	oob      map[*constraint]bool // constraints that read a field outside a node
+	evals    int                  // instance evaluations, for benchmarks
+	probe    *evaluator           // evaluates single bindings with their arguments
+	dstar    []*mnode             // the nodes the last update found changed (with ancestors when attributes are used)
+	inUpdate bool                 // evaluations are incremental: dstar holds the changes
 }
 
 func newChecker(p *program, m *Model) *checker {
@@ -171,9 +172,11 @@ func (c *checker) update() []*instance {
 			}
 		}
 	}
+	c.inUpdate = true
 	for _, in := range todo {
 		c.evaluate(in)
 	}
+	c.inUpdate = false
 	return todo
 }
 
@@ -454,6 +457,9 @@ func isExist(con *constraint, k int) bool {
 func (c *checker) cycles(con *constraint) []*Inconsistency {
 	m := c.m
 	tx, ty := con.vars[con.univ[0]].typ, con.vars[con.univ[1]].typ
+	if c.inUpdate && c.acyclic[con] && !c.closesCycle(c.dstar) {
+		return nil // still acyclic: removing edges or nodes makes no cycle, and no new edge closes one
+	}
 	// Every live typed node is read: a global instance.
 	sccs := c.scc()
 	var out []*Inconsistency
@@ -486,6 +492,46 @@ func (c *checker) cycles(con *constraint) []*Inconsistency {
 	}
 	c.acyclic[con] = len(out) == 0
 	return out
+}
+
+// closesCycle says whether an edge out of one of the changed nodes leads
+// back to that node.
+func (c *checker) closesCycle(changed []*mnode) bool {
+	m := c.m
+	seen := make(map[*mnode]uint32)
+	var queue []*mnode
+	for k, u := range changed {
+		if !u.live {
+			continue
+		}
+		mark := uint32(k + 1)
+		found := false
+		m.outEdges(u, func(v *mnode) {
+			if found {
+				return
+			}
+			queue = append(queue[:0], v)
+			seen[v] = mark
+			for len(queue) > 0 && !found {
+				n := queue[0]
+				queue = queue[1:]
+				if n == u {
+					found = true
+					return
+				}
+				m.outEdges(n, func(t *mnode) {
+					if seen[t] != mark {
+						seen[t] = mark
+						queue = append(queue, t)
+					}
+				})
+			}
+		})
+		if found {
+			return true
+		}
+	}
+	return false
 }
 
 // scc returns the strongly connected components of the live typed nodes

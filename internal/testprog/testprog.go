@@ -124,12 +124,12 @@ func isModuleRoot(path string) bool {
 	return false
 }
 
-// Source returns the path of testdata/programs/NAME.c, failing the test
-// when there is no such program.
+// Source returns the path of testdata/programs/NAME.c (NAME may name a
+// subfolder: "ds/avl"), failing the test when there is no such program.
 func Source(t testing.TB, name string) string {
 	t.Helper()
-	if name == "" || name != filepath.Base(name) || strings.HasPrefix(name, ".") {
-		t.Fatalf("testprog: bad program name %q: want the base name of a file in testdata/programs, without .c", name)
+	if name == "" || filepath.IsAbs(name) || name != filepath.Clean(name) || strings.HasPrefix(name, ".") || strings.Contains(name, "..") {
+		t.Fatalf("testprog: bad program name %q: want the path of a file under testdata/programs, without .c", name)
 	}
 	src := filepath.Join(Root(t), "testdata", "programs", name+".c")
 	if _, err := os.Stat(src); err != nil {
@@ -291,6 +291,7 @@ func cacheKey(root, src, name string, args []string, cfg config, version string)
 
 // compile builds dir/name unless it exists, and returns its path.
 func compile(gcc, root, dir, name string, args []string, stripped bool) (string, error) {
+	name = filepath.Base(name) // "ds/avl" builds dir/avl
 	bin := filepath.Join(dir, name)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err

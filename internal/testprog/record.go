@@ -1,0 +1,59 @@
+package testprog
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+)
+
+var (
+	recordOnce sync.Once
+	recordBin  string
+	recordErr  error
+	recordOut  []byte
+)
+
+// recordTool builds the record command once per test process.
+func recordTool(t testing.TB) string {
+	t.Helper()
+	recordOnce.Do(func() {
+		gotool, err := exec.LookPath("go")
+		if err != nil {
+			gotool = filepath.Join(runtime.GOROOT(), "bin", "go")
+		}
+		dir, err := os.MkdirTemp("", "mgtrace-record-")
+		if err != nil {
+			recordErr = err
+			return
+		}
+		recordBin = filepath.Join(dir, "record")
+		cmd := exec.Command(gotool, "build", "-o", recordBin, "./record")
+		cmd.Dir = Root(t)
+		recordOut, recordErr = cmd.CombinedOutput()
+	})
+	if recordErr != nil {
+		t.Fatalf("testprog: go build ./record: %v\n%s", recordErr, recordOut)
+	}
+	return recordBin
+}
+
+// Record records a run of the program at path (from Build) with args and
+// returns the trace's path, in a directory the test removes. It skips the
+// test when Valgrind or the probe cannot be had (see Probe), and fails it
+// when the recorder fails; the program's own exit status does not matter.
+func Record(t testing.TB, prog string, args ...string) string {
+	t.Helper()
+	probe := Probe(t)
+	rec := recordTool(t)
+	trace := filepath.Join(t.TempDir(), filepath.Base(prog)+".trace")
+	cmd := exec.Command(rec, append([]string{"-q", "--probe-dir", probe, "-o", trace, "--", prog}, args...)...)
+	out, err := cmd.CombinedOutput()
+	if _, serr := os.Stat(trace); serr != nil {
+		t.Fatalf("testprog: record %s %s: %v\n%s", prog, strings.Join(args, " "), err, out)
+	}
+	return trace
+}
