@@ -61,6 +61,8 @@ func commands() []*command {
 			args: "run.trace", help: dumpHelp, setup: dumpSetup},
 		{name: "mg", summary: "build the MG++ memory graph and show it at any moment; find heap overflows",
 			args: "run.trace", help: mgHelp, setup: mgSetup},
+		{name: "tarantula", summary: "rank source statements by suspiciousness (Tarantula, Ochiai) from failing and passing runs",
+			args: "--fail FAIL.trace... [--pass PASS.trace...]", help: tarantulaHelp, setup: tarantulaSetup},
 	}
 }
 

@@ -96,6 +96,11 @@ const progressEvery = 1 << 16
 // gives it, and not at all when it has no line. A trace cut short gives
 // the coverage of the events before the cut (Coverage.End says so); a
 // corrupt one gives an error.
+//
+// The instruction at the pc of a SIGSEGV, SIGBUS, SIGILL or SIGFPE counts
+// as executed too: it is the one that faulted, which the run reached but
+// did not complete (so no BLOCK covers it). The faulting statement of a
+// crash is thus covered by the crashing run.
 func ReadCoverage(r *schema.Reader, opt Options) (*Coverage, error) {
 	c := &Coverage{Trace: r.Name()}
 	// The longest run seen from each start pc: shorter runs from the same
@@ -107,23 +112,42 @@ func ReadCoverage(r *schema.Reader, opt Options) (*Coverage, error) {
 			break
 		}
 		if err != nil {
-			return nil, fmt.Errorf("read coverage of %s: %w", r.Name(), err)
+			return nil, fmt.Errorf("read coverage: %w", err) // err names the trace
 		}
 		c.Events++
 		if opt.Progress != nil && c.Events%progressEvery == 0 {
 			opt.Progress(ev.Seq)
 		}
-		if ev.Kind != schema.KindBlock {
-			continue
-		}
-		c.Blocks++
-		if n, ok := runs[ev.PC]; !ok || ev.Count > n {
-			runs[ev.PC] = ev.Count
+		switch ev.Kind {
+		case schema.KindBlock:
+			c.Blocks++
+			if n, ok := runs[ev.PC]; !ok || ev.Count > n {
+				runs[ev.PC] = ev.Count
+			}
+		case schema.KindSignal:
+			// The instruction a fault stopped does not complete, so no
+			// BLOCK counts it, but the run reached it.
+			if faultSignal(ev.Num) {
+				if _, ok := runs[ev.PC]; !ok {
+					runs[ev.PC] = 1
+				}
+			}
 		}
 	}
 	c.End = r.End()
 	c.collect(r.Tables(), runs)
 	return c, nil
+}
+
+// faultSignal reports whether signal number sig is raised by the
+// instruction at the signal's pc: SIGILL, SIGBUS, SIGFPE or SIGSEGV (by
+// their Linux numbers, which traces hold).
+func faultSignal(sig uint64) bool {
+	switch sig {
+	case 4, 7, 8, 11:
+		return true
+	}
+	return false
 }
 
 // collect expands the runs through the instruction table (complete once

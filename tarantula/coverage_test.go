@@ -88,6 +88,14 @@ func TestCommittedCoverage(t *testing.T) {
 		}
 	}
 
+	// The crash of wild: the faulting store's line is covered, though the
+	// store never completed.
+	wc := readCoverage(t, committed(t, "wild"))
+	fault := testprog.Line(t, "wild", "/* FAULT */")
+	if s, ok := wc.Lookup(Statement{File: "testdata/programs/wild.c", Line: fault}); !ok || s.Function != "record_total" {
+		t.Errorf("wild.c:%d (FAULT): covered %v in %q, want covered in record_total", fault, ok, s.Function)
+	}
+
 	// In the tree run, a function inlined into main (lcg_next) counts for
 	// its own lines, in main.
 	tc := readCoverage(t, committed(t, "tree"))
@@ -157,6 +165,16 @@ func TestBlockExpansion(t *testing.T) {
 			{Kind: schema.KindBlock, PC: pcA + 1, Count: 2},
 			{Kind: schema.KindBlock, PC: pcD, Count: 9},
 		}, []int{12, 13}, 2, 1, 1, 1},
+		// The faulting instruction: reached, not completed. Another
+		// signal's pc is not an instruction the run executed.
+		{"fault", []schema.Event{
+			{Kind: schema.KindBlock, PC: pcA, Count: 1},
+			{Kind: schema.KindSignal, PC: pcD, Num: 11, Addr: 0x8},
+		}, []int{10, 12}, 2, 0, 0, 0},
+		{"other signal", []schema.Event{
+			{Kind: schema.KindBlock, PC: pcA, Count: 1},
+			{Kind: schema.KindSignal, PC: pcD, Num: 14},
+		}, []int{10}, 1, 0, 0, 0},
 		{"no blocks", []schema.Event{{Kind: schema.KindStore, PC: pcA, Addr: 0x1000, Size: 8}}, nil, 0, 0, 0, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
