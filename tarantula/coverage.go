@@ -106,6 +106,7 @@ func ReadCoverage(r *schema.Reader, opt Options) (*Coverage, error) {
 	// The longest run seen from each start pc: shorter runs from the same
 	// pc are prefixes of it.
 	runs := make(map[uint64]uint32)
+	var faults []uint64 // pcs of faulting instructions
 	for {
 		ev, err := r.Next()
 		if err == io.EOF {
@@ -128,14 +129,12 @@ func ReadCoverage(r *schema.Reader, opt Options) (*Coverage, error) {
 			// The instruction a fault stopped does not complete, so no
 			// BLOCK counts it, but the run reached it.
 			if faultSignal(ev.Num) {
-				if _, ok := runs[ev.PC]; !ok {
-					runs[ev.PC] = 1
-				}
+				faults = append(faults, ev.PC)
 			}
 		}
 	}
 	c.End = r.End()
-	c.collect(r.Tables(), runs)
+	c.collect(r.Tables(), runs, faults)
 	return c, nil
 }
 
@@ -151,16 +150,25 @@ func faultSignal(sig uint64) bool {
 }
 
 // collect expands the runs through the instruction table (complete once
-// the trace is read) and gathers the statements of the instructions.
-func (c *Coverage) collect(t *schema.Tables, runs map[uint64]uint32) {
+// the trace is read), adds the faulting instructions the table describes,
+// and gathers the statements of the instructions.
+func (c *Coverage) collect(t *schema.Tables, runs map[uint64]uint32, faults []uint64) {
 	ins := make([]*tracepb.Instruction, 0, len(t.Instructions))
 	for _, in := range t.Instructions {
 		ins = append(ins, in)
 	}
 	slices.SortFunc(ins, func(a, b *tracepb.Instruction) int { return cmp.Compare(a.Pc, b.Pc) })
+	find := func(pc uint64) (int, bool) {
+		return slices.BinarySearchFunc(ins, pc, func(in *tracepb.Instruction, pc uint64) int { return cmp.Compare(in.Pc, pc) })
+	}
 	executed := make([]bool, len(ins))
+	for _, pc := range faults {
+		if i, found := find(pc); found {
+			executed[i] = true
+		}
+	}
 	for pc, n := range runs {
-		i, found := slices.BinarySearchFunc(ins, pc, func(in *tracepb.Instruction, pc uint64) int { return cmp.Compare(in.Pc, pc) })
+		i, found := find(pc)
 		if !found {
 			c.Unknown++
 			continue

@@ -171,6 +171,11 @@ func TestBlockExpansion(t *testing.T) {
 			{Kind: schema.KindBlock, PC: pcA, Count: 1},
 			{Kind: schema.KindSignal, PC: pcD, Num: 11, Addr: 0x8},
 		}, []int{10, 12}, 2, 0, 0, 0},
+		// A fault at a pc the table does not describe adds nothing.
+		{"undescribed fault", []schema.Event{
+			{Kind: schema.KindBlock, PC: pcA, Count: 1},
+			{Kind: schema.KindSignal, PC: pcA + 2, Num: 7},
+		}, []int{10}, 1, 0, 0, 0},
 		{"other signal", []schema.Event{
 			{Kind: schema.KindBlock, PC: pcA, Count: 1},
 			{Kind: schema.KindSignal, PC: pcD, Num: 14},
