@@ -273,6 +273,7 @@ type (
 // tarantulaSchemaVersion is the version of the tarantula JSON schema.
 const tarantulaSchemaVersion = 1
 
+// runsJSON describes the runs for the JSON output.
 func runsJSON(covs []*tarantula.Coverage) []runJSON {
 	runs := make([]runJSON, 0, len(covs))
 	for _, c := range covs {
@@ -281,6 +282,7 @@ func runsJSON(covs []*tarantula.Coverage) []runJSON {
 	return runs
 }
 
+// scoreToJSON converts a score for the JSON output.
 func scoreToJSON(s tarantula.Score) scoreJSON {
 	return scoreJSON{Rank: s.Rank, File: s.File, Line: s.Line, Function: s.Function,
 		Failed: s.Failed, Passed: s.Passed, Tarantula: s.Tarantula, Ochiai: s.Ochiai}
