@@ -72,7 +72,7 @@ func TestSemantics(t *testing.T) {
 	}{
 		{
 			name: "array with a line C-point", mode: "shard",
-			spec: fmt.Sprintf("ARRAY shard;\nshard ALLOC make_shard;\nCPOINT specsem.c:%d;\nshard X; for I in 1 to 15, X[I] < X[I+1];\n", line("/* SHARD-CHECK */")),
+			spec:   fmt.Sprintf("ARRAY shard;\nshard ALLOC make_shard;\nCPOINT specsem.c:%d;\nshard X; for I in 1 to 15, X[I] < X[I+1];\n", line("/* SHARD-CHECK */")),
 			points: []PointKind{PointLine, PointLine, PointEnd}, bad: []bool{false, true, true},
 			wantViol: []string{"c1{n1; I=9}"},
 			fault:    line("/* SHARD-BREAK */"),
