@@ -28,15 +28,15 @@
    Faults (-DFAULT=k; each fires once, at the first chance at or after
    the given op of the second phase; the faulty store is the line marked
    with the comment FAULT k):
-   1  ol_insert, line 299: the new node's next skips its successor
+   1  ol_insert, line 360: the new node's next skips its successor
       (n->next = cur->next instead of cur), so cur->next has two
       predecessors (cur, now unreachable, and n): INDEGREE == 1 broken.
       From op 100.
-   2  ol_insert, line 301: the new node's next points back at its
+   2  ol_insert, line 362: the new node's next points back at its
       predecessor (n->next = prev): a cycle prev -> n -> prev, the order
       n -> prev broken, prev has two predecessors. From op 200; the next
       walk then loops and the run gives up.
-   3  ol_delete, line 332: unlinking skips one node too many
+   3  ol_delete, line 386: unlinking skips one node too many
       (prev->next = victim->next->next): the skipped node, now
       unreachable, and prev both point to the node after it (INDEGREE
       2). From op 300. */
