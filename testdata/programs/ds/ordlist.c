@@ -379,14 +379,15 @@ ol_delete(int pos)
         prev = victim;
         victim = victim->next;
     }
-    if (prev == NULL)
+    if (prev == NULL) {
         head = victim->next;
-    else
+    } else {
 #if FAULT == 3
         if (victim->next != NULL && victim->next->next != NULL && fault_fire(300)) FAULTY(prev->next, victim->next->next); /* FAULT 3 */ else prev->next = victim->next;
 #else
         prev->next = victim->next;
 #endif
+    }
     free_node(victim);
     count--;
     CPOINT("delete end");
