@@ -163,7 +163,7 @@ live_add(void *p)
     live[nlive++] = p;
 }
 
-static void
+static __attribute__((unused)) void
 live_del(void *p)
 {
     int i;
