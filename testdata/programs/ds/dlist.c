@@ -1,0 +1,431 @@
+/* dlist.c: a doubly linked list, the "Doubly-linked list" of seed 002's
+   evaluation (Table 3), with injectable faults.
+
+   What it does: builds a list of BASE (1000) nodes by inserts at random
+   positions, then runs OPS (500) random operations: insert a node with a
+   random key before the node at a random position (or at the end), or
+   delete the node at a random position. Each node is one malloc'd
+   struct dnode (new_node) with next and prev; the head is a global, the
+   first node's prev and the last node's next are NULL.
+
+   C-points: MGTRACE_CPOINT("dnode") at the start and at the end of
+   dl_insert and dl_delete (spec: dlist.spec, which declares none).
+
+   Usage: dlist [SEED]   (SEED picks the xorshift64 sequence; default 1)
+   Build: gcc -g -O1 -fno-omit-frame-pointer -I include [-DFAULT=k]
+          [-DSELFCHECK] dlist.c
+
+   Output (stdout): one line
+       dlist seed S: count N walked N checksum XXXXXXXX
+   (walked: nodes reached from the head along next, checksum a hash of
+   their keys). With FAULT=k, stderr gets "FAULT k fired at op N"; a walk
+   longer than 1e6 steps in one operation stops the run ("giving up at
+   op N", exit 3). With -DSELFCHECK, stderr gets "SELFCHECK VIOLATION at
+   op N (where): ..." for each constraint of dlist.spec broken at a
+   C-point (first 20) and a summary line.
+
+   Faults (-DFAULT=k; each fires once, at the first chance at or after
+   the given op of the second phase; the faulty store is on the line
+   marked with the comment FAULT k):
+   1  dl_insert, line 351: the new node n, to go between a and b, gets
+      next = b->next instead of b: n points at b's successor c, which
+      does not point back (X -> Y => Y -> X broken for n -> c). From op
+      100.
+   2  dl_delete, line 389: unlinking d from between a and b sets
+      b->prev = a->prev instead of a: b points at a's predecessor, which
+      does not point back. From op 200.
+   3  dl_insert, line 359: the new node is linked from a's predecessor
+      (a->prev->next = n) instead of from a: that node points at n, which
+      does not point back, and a's own links are left one-sided. From
+      op 300. */
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mgtrace.h"
+
+#ifndef FAULT
+#define FAULT 0
+#endif
+
+#define KEYS 100000
+
+struct dnode {
+    int key;
+    struct dnode *next;
+    struct dnode *prev;
+};
+
+static struct dnode *head; /* the list (outside the heap) */
+static int count;          /* nodes in the list */
+
+/* ---- The suite's common part (the same in every program of ds/) ---- */
+
+#define BASE 1000           /* inserts that build the structure */
+#define OPS 500             /* operations of the second phase */
+#define STEP_LIMIT 1000000L /* loop steps per operation before giving up */
+
+static unsigned long long rng_state;
+static int op_no = -1; /* -1 while the base is built, then 0 .. OPS-1 */
+static long steps;     /* loop steps in the current operation */
+
+/* seed_rng seeds the generator from argv[1] (default 1). */
+static void
+seed_rng(int argc, char **argv)
+{
+    unsigned long long s = argc > 1 ? strtoull(argv[1], NULL, 10) : 1;
+
+    rng_state = s * 0x9e3779b97f4a7c15ULL + 0x2545f4914f6cdd1dULL;
+    if (rng_state == 0)
+        rng_state = 1;
+}
+
+/* rnd returns a pseudo-random number in [0, n) (xorshift64). */
+static unsigned
+rnd(unsigned n)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return (unsigned)((rng_state >> 11) % n);
+}
+
+/* step counts one loop step (or recursive call); a corrupt structure can
+   make a walk endless, so the run stops after STEP_LIMIT steps in one
+   operation. */
+static void
+step(void)
+{
+    if (++steps > STEP_LIMIT) {
+        fprintf(stderr, "giving up at op %d: more than %ld steps\n", op_no,
+                STEP_LIMIT);
+        exit(3);
+    }
+}
+
+#if FAULT != 0
+/* FAULTY(lvalue, value) is the injected wrong store. It is a volatile
+   store so that the compiler keeps it on its own source line: it cannot
+   merge it with the correct store of the other branch. */
+#define FAULTY(lv, v) (*(__typeof__(lv) volatile *)&(lv) = (v))
+
+static int fired_op = -1;
+
+/* fault_fire says whether the injected fault fires now: true once, the
+   first time it is asked at or after operation `at` of the second phase. */
+static int
+fault_fire(int at)
+{
+    if (op_no < at || fired_op >= 0)
+        return 0;
+    fired_op = op_no;
+    fprintf(stderr, "FAULT %d fired at op %d\n", FAULT, op_no);
+    return 1;
+}
+#endif
+
+#ifdef SELFCHECK
+/* The self-check (compiled in with -DSELFCHECK only): every node the
+   program allocates is registered, and at each C-point selfcheck() builds
+   the graph the checker sees (live nodes, pointer slots holding a live
+   node's address) and evaluates the spec's constraints over it. */
+#define MAXLIVE 4096
+#define MAXSLOT 8
+#define HSIZE 16384
+
+static void *live[MAXLIVE];
+static int nlive;
+static void *hkey[HSIZE];
+static int hval[HSIZE];
+static int g_out[MAXLIVE][MAXSLOT]; /* slot s of node i: node index or -1 */
+static int g_indeg[MAXLIVE], g_outdeg[MAXLIVE];
+static int g_order[MAXLIVE]; /* topological order, parents first */
+static int g_acyclic;
+static int sc_points, sc_bad_points, sc_lines, sc_this_bad;
+
+static void
+live_add(void *p)
+{
+    if (nlive == MAXLIVE) {
+        fprintf(stderr, "selfcheck: too many nodes\n");
+        exit(4);
+    }
+    live[nlive++] = p;
+}
+
+static __attribute__((unused)) void
+live_del(void *p)
+{
+    int i;
+
+    for (i = nlive - 1; i >= 0; i--)
+        if (live[i] == p) {
+            live[i] = live[--nlive];
+            return;
+        }
+}
+
+static unsigned
+hslot(const void *p)
+{
+    unsigned long long x = (unsigned long long)(uintptr_t)p;
+
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 29;
+    return (unsigned)x & (HSIZE - 1);
+}
+
+/* live_find returns the index of the live node that starts at p, or -1. */
+static int
+live_find(const void *p)
+{
+    unsigned h;
+
+    if (p == NULL)
+        return -1;
+    for (h = hslot(p); hkey[h] != NULL; h = (h + 1) & (HSIZE - 1))
+        if (hkey[h] == p)
+            return hval[h];
+    return -1;
+}
+
+/* graph_build makes the graph: get(node, slots) fills the node's nslot
+   pointer slots in spec order. It counts degrees and sorts the nodes
+   topologically (g_acyclic says whether that worked). */
+static void
+graph_build(int nslot, void (*get)(void *, void **))
+{
+    void *slots[MAXSLOT];
+    int i, s, t, head = 0, tail = 0, deg[MAXLIVE];
+    unsigned h;
+
+    memset(hkey, 0, sizeof hkey);
+    for (i = 0; i < nlive; i++) {
+        for (h = hslot(live[i]); hkey[h] != NULL; h = (h + 1) & (HSIZE - 1))
+            ;
+        hkey[h] = live[i];
+        hval[h] = i;
+        g_indeg[i] = g_outdeg[i] = 0;
+    }
+    for (i = 0; i < nlive; i++) {
+        get(live[i], slots);
+        for (s = 0; s < nslot; s++) {
+            t = live_find(slots[s]);
+            g_out[i][s] = t;
+            if (t >= 0) {
+                g_outdeg[i]++;
+                g_indeg[t]++;
+            }
+        }
+    }
+    for (i = 0; i < nlive; i++)
+        if ((deg[i] = g_indeg[i]) == 0)
+            g_order[tail++] = i;
+    while (head < tail) {
+        i = g_order[head++];
+        for (s = 0; s < nslot; s++)
+            if ((t = g_out[i][s]) >= 0 && --deg[t] == 0)
+                g_order[tail++] = t;
+    }
+    g_acyclic = tail == nlive;
+}
+
+/* violation reports a broken constraint at the current C-point (the
+   first 20 lines of the run are printed). */
+static void
+violation(const char *where, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (!sc_this_bad) {
+        sc_this_bad = 1;
+        sc_bad_points++;
+    }
+    if (sc_lines++ >= 20)
+        return;
+    fprintf(stderr, "SELFCHECK VIOLATION at op %d (%s): ", op_no, where);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
+static void
+selfcheck_begin(void)
+{
+    sc_points++;
+    sc_this_bad = 0;
+}
+
+static void
+selfcheck_summary(void)
+{
+    fprintf(stderr, "SELFCHECK: %d C-points, %d with violations\n",
+            sc_points, sc_bad_points);
+}
+
+#define LIVE_ADD(p) live_add(p)
+#define LIVE_DEL(p) live_del(p)
+#else
+#define LIVE_ADD(p) ((void)0)
+#define LIVE_DEL(p) ((void)0)
+#endif
+
+/* ---- end of the common part ---- */
+
+#ifdef SELFCHECK
+static void
+slots_of(void *p, void **slots)
+{
+    slots[0] = ((struct dnode *)p)->next;
+    slots[1] = ((struct dnode *)p)->prev;
+}
+
+/* selfcheck evaluates dlist.spec: every edge X -> Y has an edge Y -> X. */
+static void
+selfcheck(const char *where)
+{
+    int i, s, t;
+
+    selfcheck_begin();
+    graph_build(2, slots_of);
+    for (i = 0; i < nlive; i++)
+        for (s = 0; s < 2; s++)
+            if ((t = g_out[i][s]) >= 0 && g_out[t][0] != i && g_out[t][1] != i)
+                violation(where, "edge key %d -> key %d (%s) has no edge back",
+                          ((struct dnode *)live[i])->key,
+                          ((struct dnode *)live[t])->key, s ? "prev" : "next");
+}
+#define CPOINT(where)                                                       \
+    do {                                                                    \
+        MGTRACE_CPOINT("dnode");                                            \
+        selfcheck(where);                                                   \
+    } while (0)
+#else
+#define CPOINT(where) MGTRACE_CPOINT("dnode")
+#endif
+
+/* new_node allocates every node of the list. */
+static struct dnode *
+new_node(int key)
+{
+    struct dnode *n = malloc(sizeof(struct dnode));
+
+    if (n == NULL) {
+        perror("malloc");
+        exit(1);
+    }
+    n->key = key;
+    n->next = NULL;
+    n->prev = NULL;
+    LIVE_ADD(n);
+    return n;
+}
+
+static void
+free_node(struct dnode *n)
+{
+    LIVE_DEL(n);
+    free(n);
+}
+
+/* dl_insert links a new node with key before the node at position pos
+   (pos == count: at the end). */
+__attribute__((noinline)) void
+dl_insert(int key, int pos)
+{
+    struct dnode *n, *a = NULL, *b = head;
+
+    CPOINT("insert begin");
+    n = new_node(key);
+    while (pos-- > 0 && b != NULL) {
+        step();
+        a = b;
+        b = b->next;
+    }
+    n->prev = a;
+#if FAULT == 1
+    if (b != NULL && b->next != NULL && fault_fire(100)) FAULTY(n->next, b->next); /* FAULT 1 */ else n->next = b;
+#else
+    n->next = b;
+#endif
+    if (a == NULL) {
+        head = n;
+    } else {
+#if FAULT == 3
+        if (a->prev != NULL && fault_fire(300)) FAULTY(a->prev->next, n); /* FAULT 3 */ else a->next = n;
+#else
+        a->next = n;
+#endif
+    }
+    if (b != NULL)
+        b->prev = n;
+    count++;
+    CPOINT("insert end");
+}
+
+/* dl_delete unlinks and frees the node at position pos (0 is the head). */
+__attribute__((noinline)) void
+dl_delete(int pos)
+{
+    struct dnode *a, *b, *d = head;
+
+    CPOINT("delete begin");
+    while (pos-- > 0 && d->next != NULL) {
+        step();
+        d = d->next;
+    }
+    a = d->prev;
+    b = d->next;
+    if (a == NULL)
+        head = b;
+    else
+        a->next = b;
+    if (b != NULL) {
+#if FAULT == 2
+        if (a != NULL && a->prev != NULL && fault_fire(200)) FAULTY(b->prev, a->prev); /* FAULT 2 */ else b->prev = a;
+#else
+        b->prev = a;
+#endif
+    }
+    free_node(d);
+    count--;
+    CPOINT("delete end");
+}
+
+int
+main(int argc, char **argv)
+{
+    struct dnode *n;
+    unsigned long sum = 0;
+    int i, walked = 0;
+
+    seed_rng(argc, argv);
+    for (i = 0; i < BASE; i++) {
+        steps = 0;
+        dl_insert((int)rnd(KEYS), (int)rnd((unsigned)count + 1));
+    }
+    for (op_no = 0; op_no < OPS; op_no++) {
+        steps = 0;
+        if (count == 0 || rnd(2) == 0)
+            dl_insert((int)rnd(KEYS), (int)rnd((unsigned)count + 1));
+        else
+            dl_delete((int)rnd((unsigned)count));
+    }
+    steps = 0;
+    for (n = head; n != NULL; n = n->next) {
+        step();
+        sum = sum * 31 + (unsigned long)n->key;
+        walked++;
+    }
+    printf("dlist seed %s: count %d walked %d checksum %08lx\n",
+           argc > 1 ? argv[1] : "1", count, walked, sum & 0xffffffffUL);
+#ifdef SELFCHECK
+    selfcheck("exit");
+    selfcheck_summary();
+#endif
+    return 0; /* the list stays allocated: the end of the run is a C-point */
+}

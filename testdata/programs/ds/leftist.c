@@ -1,0 +1,473 @@
+/* leftist.c: a leftist heap (a min-heap), the "Leftist heap" of seed
+   002's evaluation (Table 3), with injectable faults.
+
+   What it does: each node stores its null path length npl (the length
+   of the path down its right spine to a NULL child; a NULL child has
+   -1), and a left child's npl is never smaller than the right child's.
+   merge() merges two heaps along their right spines, swapping children
+   where the leftist property needs it; insert merges a one-node heap
+   into the heap, delete-min replaces the root by the merge of its two
+   subtrees. The program inserts BASE (1000) random keys (duplicates
+   allowed), then runs OPS (500) random operations: insert a random key
+   or delete the minimum. Each node is one malloc'd struct leftist
+   (new_node); the root is a global.
+
+   C-points: MGTRACE_CPOINT("leftist") at the start and at the end of
+   lh_insert and lh_delete_min (spec: leftist.spec, which declares none).
+
+   Usage: leftist [SEED]   (SEED picks the xorshift64 sequence; default 1)
+   Build: gcc -g -O1 -fno-omit-frame-pointer -I include [-DFAULT=k]
+          [-DSELFCHECK] leftist.c
+
+   Output (stdout): one line
+       leftist seed S: count N walked N min K checksum XXXXXXXX
+   (count: nodes in the heap; walked: nodes met walking it from the root;
+   min: the root's key; checksum: a hash of the keys deleted in the
+   second phase, in order). With FAULT=k, stderr gets "FAULT k fired at
+   op N"; more than 1e6 steps in one operation stop the run ("giving up
+   at op N", exit 3). With -DSELFCHECK, stderr gets "SELFCHECK VIOLATION
+   at op N (where): ..." for each constraint of leftist.spec broken at a
+   C-point (first 20) and a summary line.
+
+   Faults (-DFAULT=k; each fires once, at the first chance at or after
+   the given op of the second phase; the faulty store is on the line
+   marked with the comment FAULT k):
+   1  merge, line 400: the root of the merged heap gets npl from its left
+      child instead of its right one (npl(left) + 1, larger than the true
+      value): the stored npl is not the node's null path length. It fires
+      at the top of a merge, where the node has no parent whose merge
+      step would read the wrong value. From op 100.
+   2  merge, line 386: during an insert, when the new node's key is
+      smaller than that of a heap node without a right child, the new
+      node is stored as that node's right child instead of becoming the
+      root of the merge: a parent with a larger key than its child (heap
+      order broken). From op 200. */
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mgtrace.h"
+
+#ifndef FAULT
+#define FAULT 0
+#endif
+
+#define KEYS 100000
+
+struct leftist {
+    int key;
+    int npl;
+    struct leftist *left, *right;
+};
+
+static struct leftist *root; /* the heap (outside the heap memory) */
+static int count;            /* nodes in the heap */
+static int inserting;        /* inside lh_insert */
+
+/* ---- The suite's common part (the same in every program of ds/) ---- */
+
+#define BASE 1000           /* inserts that build the structure */
+#define OPS 500             /* operations of the second phase */
+#define STEP_LIMIT 1000000L /* loop steps per operation before giving up */
+
+static unsigned long long rng_state;
+static int op_no = -1; /* -1 while the base is built, then 0 .. OPS-1 */
+static long steps;     /* loop steps in the current operation */
+
+/* seed_rng seeds the generator from argv[1] (default 1). */
+static void
+seed_rng(int argc, char **argv)
+{
+    unsigned long long s = argc > 1 ? strtoull(argv[1], NULL, 10) : 1;
+
+    rng_state = s * 0x9e3779b97f4a7c15ULL + 0x2545f4914f6cdd1dULL;
+    if (rng_state == 0)
+        rng_state = 1;
+}
+
+/* rnd returns a pseudo-random number in [0, n) (xorshift64). */
+static unsigned
+rnd(unsigned n)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return (unsigned)((rng_state >> 11) % n);
+}
+
+/* step counts one loop step (or recursive call); a corrupt structure can
+   make a walk endless, so the run stops after STEP_LIMIT steps in one
+   operation. */
+static void
+step(void)
+{
+    if (++steps > STEP_LIMIT) {
+        fprintf(stderr, "giving up at op %d: more than %ld steps\n", op_no,
+                STEP_LIMIT);
+        exit(3);
+    }
+}
+
+#if FAULT != 0
+/* FAULTY(lvalue, value) is the injected wrong store. It is a volatile
+   store so that the compiler keeps it on its own source line: it cannot
+   merge it with the correct store of the other branch. */
+#define FAULTY(lv, v) (*(__typeof__(lv) volatile *)&(lv) = (v))
+
+static int fired_op = -1;
+
+/* fault_fire says whether the injected fault fires now: true once, the
+   first time it is asked at or after operation `at` of the second phase. */
+static int
+fault_fire(int at)
+{
+    if (op_no < at || fired_op >= 0)
+        return 0;
+    fired_op = op_no;
+    fprintf(stderr, "FAULT %d fired at op %d\n", FAULT, op_no);
+    return 1;
+}
+#endif
+
+#ifdef SELFCHECK
+/* The self-check (compiled in with -DSELFCHECK only): every node the
+   program allocates is registered, and at each C-point selfcheck() builds
+   the graph the checker sees (live nodes, pointer slots holding a live
+   node's address) and evaluates the spec's constraints over it. */
+#define MAXLIVE 4096
+#define MAXSLOT 8
+#define HSIZE 16384
+
+static void *live[MAXLIVE];
+static int nlive;
+static void *hkey[HSIZE];
+static int hval[HSIZE];
+static int g_out[MAXLIVE][MAXSLOT]; /* slot s of node i: node index or -1 */
+static int g_indeg[MAXLIVE], g_outdeg[MAXLIVE];
+static int g_order[MAXLIVE]; /* topological order, parents first */
+static int g_acyclic;
+static int sc_points, sc_bad_points, sc_lines, sc_this_bad;
+
+static void
+live_add(void *p)
+{
+    if (nlive == MAXLIVE) {
+        fprintf(stderr, "selfcheck: too many nodes\n");
+        exit(4);
+    }
+    live[nlive++] = p;
+}
+
+static __attribute__((unused)) void
+live_del(void *p)
+{
+    int i;
+
+    for (i = nlive - 1; i >= 0; i--)
+        if (live[i] == p) {
+            live[i] = live[--nlive];
+            return;
+        }
+}
+
+static unsigned
+hslot(const void *p)
+{
+    unsigned long long x = (unsigned long long)(uintptr_t)p;
+
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 29;
+    return (unsigned)x & (HSIZE - 1);
+}
+
+/* live_find returns the index of the live node that starts at p, or -1. */
+static int
+live_find(const void *p)
+{
+    unsigned h;
+
+    if (p == NULL)
+        return -1;
+    for (h = hslot(p); hkey[h] != NULL; h = (h + 1) & (HSIZE - 1))
+        if (hkey[h] == p)
+            return hval[h];
+    return -1;
+}
+
+/* graph_build makes the graph: get(node, slots) fills the node's nslot
+   pointer slots in spec order. It counts degrees and sorts the nodes
+   topologically (g_acyclic says whether that worked). */
+static void
+graph_build(int nslot, void (*get)(void *, void **))
+{
+    void *slots[MAXSLOT];
+    int i, s, t, head = 0, tail = 0, deg[MAXLIVE];
+    unsigned h;
+
+    memset(hkey, 0, sizeof hkey);
+    for (i = 0; i < nlive; i++) {
+        for (h = hslot(live[i]); hkey[h] != NULL; h = (h + 1) & (HSIZE - 1))
+            ;
+        hkey[h] = live[i];
+        hval[h] = i;
+        g_indeg[i] = g_outdeg[i] = 0;
+    }
+    for (i = 0; i < nlive; i++) {
+        get(live[i], slots);
+        for (s = 0; s < nslot; s++) {
+            t = live_find(slots[s]);
+            g_out[i][s] = t;
+            if (t >= 0) {
+                g_outdeg[i]++;
+                g_indeg[t]++;
+            }
+        }
+    }
+    for (i = 0; i < nlive; i++)
+        if ((deg[i] = g_indeg[i]) == 0)
+            g_order[tail++] = i;
+    while (head < tail) {
+        i = g_order[head++];
+        for (s = 0; s < nslot; s++)
+            if ((t = g_out[i][s]) >= 0 && --deg[t] == 0)
+                g_order[tail++] = t;
+    }
+    g_acyclic = tail == nlive;
+}
+
+/* violation reports a broken constraint at the current C-point (the
+   first 20 lines of the run are printed). */
+static void
+violation(const char *where, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (!sc_this_bad) {
+        sc_this_bad = 1;
+        sc_bad_points++;
+    }
+    if (sc_lines++ >= 20)
+        return;
+    fprintf(stderr, "SELFCHECK VIOLATION at op %d (%s): ", op_no, where);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
+static void
+selfcheck_begin(void)
+{
+    sc_points++;
+    sc_this_bad = 0;
+}
+
+static void
+selfcheck_summary(void)
+{
+    fprintf(stderr, "SELFCHECK: %d C-points, %d with violations\n",
+            sc_points, sc_bad_points);
+}
+
+#define LIVE_ADD(p) live_add(p)
+#define LIVE_DEL(p) live_del(p)
+#else
+#define LIVE_ADD(p) ((void)0)
+#define LIVE_DEL(p) ((void)0)
+#endif
+
+/* ---- end of the common part ---- */
+
+#ifdef SELFCHECK
+static void
+slots_of(void *p, void **slots)
+{
+    slots[0] = ((struct leftist *)p)->left;
+    slots[1] = ((struct leftist *)p)->right;
+}
+
+/* selfcheck evaluates leftist.spec: INDEGREE <= 1, no cycle, heap order
+   along edges, NPL (-1 for NULL, one more than the right child's) of the
+   left child not smaller than the right's, stored npl == NPL. */
+static void
+selfcheck(const char *where)
+{
+    static int npl[MAXLIVE];
+    int i, k, s, nl, nr;
+
+    selfcheck_begin();
+    graph_build(2, slots_of);
+    for (i = 0; i < nlive; i++) {
+        struct leftist *x = live[i];
+
+        if (g_indeg[i] > 1)
+            violation(where, "node %d has INDEGREE %d", x->key, g_indeg[i]);
+        for (s = 0; s < 2; s++)
+            if (g_out[i][s] >= 0 &&
+                x->key > ((struct leftist *)live[g_out[i][s]])->key)
+                violation(where, "edge %d -> %d out of heap order", x->key,
+                          ((struct leftist *)live[g_out[i][s]])->key);
+    }
+    if (!g_acyclic) {
+        violation(where, "the heap has a cycle");
+        return;
+    }
+    for (k = nlive - 1; k >= 0; k--) { /* children before parents */
+        struct leftist *x = live[i = g_order[k]];
+
+        nl = g_out[i][0] >= 0 ? npl[g_out[i][0]] : -1;
+        nr = g_out[i][1] >= 0 ? npl[g_out[i][1]] : -1;
+        npl[i] = nr + 1;
+        if (nl < nr)
+            violation(where, "node %d: left NPL %d < right NPL %d", x->key,
+                      nl, nr);
+        if (x->npl != npl[i])
+            violation(where, "node %d stores npl %d, NPL is %d", x->key,
+                      x->npl, npl[i]);
+    }
+}
+#define CPOINT(where)                                                       \
+    do {                                                                    \
+        MGTRACE_CPOINT("leftist");                                          \
+        selfcheck(where);                                                   \
+    } while (0)
+#else
+#define CPOINT(where) MGTRACE_CPOINT("leftist")
+#endif
+
+/* new_node allocates every node of the heap. */
+static struct leftist *
+new_node(int key)
+{
+    struct leftist *n = malloc(sizeof(struct leftist));
+
+    if (n == NULL) {
+        perror("malloc");
+        exit(1);
+    }
+    n->key = key;
+    n->npl = 0;
+    n->left = NULL;
+    n->right = NULL;
+    LIVE_ADD(n);
+    return n;
+}
+
+static void
+free_node(struct leftist *n)
+{
+    LIVE_DEL(n);
+    free(n);
+}
+
+static int
+npl(const struct leftist *h)
+{
+    return h == NULL ? -1 : h->npl;
+}
+
+/* merge merges the heaps a and b and returns the root of the result;
+   depth is 0 for the outermost call. */
+static struct leftist *
+merge(struct leftist *a, struct leftist *b, int depth)
+{
+    struct leftist *t;
+
+    step();
+    if (a == NULL)
+        return b;
+    if (b == NULL)
+        return a;
+    if (b->key < a->key) {
+#if FAULT == 2
+        if (inserting && a->right == NULL && fault_fire(200)) { FAULTY(a->right, b); b = NULL; } /* FAULT 2 */ else { t = a; a = b; b = t; }
+#else
+        t = a;
+        a = b;
+        b = t;
+#endif
+    }
+    a->right = merge(a->right, b, depth + 1);
+    if (npl(a->left) < npl(a->right)) {
+        t = a->left;
+        a->left = a->right;
+        a->right = t;
+    }
+#if FAULT == 1
+    if (depth == 0 && npl(a->left) != npl(a->right) && fault_fire(100)) FAULTY(a->npl, npl(a->left) + 1); /* FAULT 1 */ else a->npl = npl(a->right) + 1;
+#else
+    a->npl = npl(a->right) + 1;
+#endif
+    return a;
+}
+
+/* lh_insert adds key. */
+__attribute__((noinline)) void
+lh_insert(int key)
+{
+    CPOINT("insert begin");
+    inserting = 1;
+    root = merge(root, new_node(key), 0);
+    inserting = 0;
+    count++;
+    CPOINT("insert end");
+}
+
+/* lh_delete_min removes the root and returns its key. */
+__attribute__((noinline)) int
+lh_delete_min(void)
+{
+    struct leftist *old = root;
+    int key = old->key;
+
+    CPOINT("delete begin");
+    root = merge(old->left, old->right, 0);
+    free_node(old);
+    count--;
+    CPOINT("delete end");
+    return key;
+}
+
+static void
+walk(const struct leftist *n, int *walked)
+{
+    if (n == NULL)
+        return;
+    step();
+    ++*walked;
+    walk(n->left, walked);
+    walk(n->right, walked);
+}
+
+int
+main(int argc, char **argv)
+{
+    unsigned long sum = 0;
+    int i, walked = 0;
+
+    seed_rng(argc, argv);
+    for (i = 0; i < BASE; i++) {
+        steps = 0;
+        lh_insert((int)rnd(KEYS));
+    }
+    for (op_no = 0; op_no < OPS; op_no++) {
+        steps = 0;
+        if (count == 0 || rnd(2) == 0)
+            lh_insert((int)rnd(KEYS));
+        else
+            sum = sum * 31 + (unsigned long)lh_delete_min();
+    }
+    steps = 0;
+    walk(root, &walked);
+    printf("leftist seed %s: count %d walked %d min %d checksum %08lx\n",
+           argc > 1 ? argv[1] : "1", count, walked,
+           root != NULL ? root->key : -1, sum & 0xffffffffUL);
+#ifdef SELFCHECK
+    selfcheck("exit");
+    selfcheck_summary();
+#endif
+    return 0; /* the heap stays allocated: the end of the run is a C-point */
+}
