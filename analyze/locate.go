@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -52,7 +53,7 @@ Exit status: 1 when faulty statements were found, 0 when no C-point has a
 violation, 2 for a bad spec, trace or flag.`
 
 type specFlags struct {
-	format, output string
+	format, output, source string
 }
 
 func checkSetup(fs *pflag.FlagSet) func(*env, []string) error {
@@ -66,6 +67,7 @@ func locateSetup(fs *pflag.FlagSet) func(*env, []string) error {
 	f := &specFlags{}
 	fs.StringVar(&f.format, "format", "text", "`FORMAT` of the report: text or json")
 	fs.StringVarP(&f.output, "output", "o", "", "write the report to `FILE` instead of stdout")
+	fs.StringVar(&f.source, "source", ".", "`DIR` to look for source files in when the paths the trace recorded are not readable (matched by path suffix)")
 	return func(e *env, args []string) error { return runCheck(e, f, args, true) }
 }
 
@@ -155,7 +157,7 @@ func runCheck(e *env, f *specFlags, args []string, loc bool) error {
 			err = lerr
 		default:
 			found = len(res.Faults) > 0
-			err = writeLocate(out, f.format, tracePath, s, run, res)
+			err = writeLocate(out, f.format, tracePath, s, run, res, f.source)
 		}
 	} else {
 		var results []locate.PointResult
@@ -299,8 +301,8 @@ type faultJSON struct {
 	Statement string `json:"statement"`
 }
 
-func writeLocate(w io.Writer, format, tracePath string, s *spec.Spec, run *locate.Run, res *locate.Result) error {
-	src := newSourceCache()
+func writeLocate(w io.Writer, format, tracePath string, s *spec.Spec, run *locate.Run, res *locate.Result, sourceDir string) error {
+	src := newSourceCache(sourceDir)
 	faults := []faultJSON{}
 	for _, f := range res.Faults {
 		f.Source = src.line(f.File, int(f.Line))
@@ -380,11 +382,33 @@ func writeJSONValue(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-// sourceCache reads source lines from the files the trace names, when
-// they are readable here.
-type sourceCache struct{ files map[string][]string }
+// sourceCache reads source lines from the files the trace names: at the
+// recorded path, or else under dir at the longest suffix of that path
+// that exists there (a trace recorded elsewhere, read in a checkout).
+type sourceCache struct {
+	dir   string
+	files map[string][]string
+}
 
-func newSourceCache() *sourceCache { return &sourceCache{files: make(map[string][]string)} }
+func newSourceCache(dir string) *sourceCache {
+	return &sourceCache{dir: dir, files: make(map[string][]string)}
+}
+
+func (c *sourceCache) read(path string) []string {
+	try := []string{path}
+	parts := strings.Split(filepath.ToSlash(path), "/")
+	for i := 1; i < len(parts); i++ {
+		if rest := strings.Join(parts[i:], "/"); rest != "" {
+			try = append(try, filepath.Join(c.dir, filepath.FromSlash(rest)))
+		}
+	}
+	for _, p := range try {
+		if b, err := os.ReadFile(p); err == nil && len(b) < 16<<20 {
+			return strings.Split(string(b), "\n")
+		}
+	}
+	return nil
+}
 
 func (c *sourceCache) line(path string, n int) string {
 	if path == "" || n <= 0 {
@@ -392,9 +416,7 @@ func (c *sourceCache) line(path string, n int) string {
 	}
 	lines, ok := c.files[path]
 	if !ok {
-		if b, err := os.ReadFile(path); err == nil && len(b) < 16<<20 {
-			lines = strings.Split(string(b), "\n")
-		}
+		lines = c.read(path)
 		c.files[path] = lines
 	}
 	if n > len(lines) {

@@ -243,11 +243,29 @@ func (c *checker) evaluate(in *instance) {
 	}
 	in.reads = append(in.reads[:0], ev.reads...)
 	for _, n := range in.reads {
-		c.readers[n] = append(c.readers[n], reader{in, in.gen})
+		c.addReader(n, in)
 	}
 	if in.root != nil {
-		c.readers[in.root] = append(c.readers[in.root], reader{in, in.gen})
+		c.addReader(in.root, in)
 	}
+}
+
+// addReader notes that in read n. Entries of earlier evaluations are
+// dropped whenever a node's list doubles, so that the lists of nodes that
+// are read often but never change stay short.
+func (c *checker) addReader(n *mnode, in *instance) {
+	rs := append(c.readers[n], reader{in, in.gen})
+	if k := len(rs); k >= 16 && k&(k-1) == 0 {
+		j := 0
+		for _, r := range rs {
+			if r.gen == r.in.gen && !r.in.dead {
+				rs[j] = r
+				j++
+			}
+		}
+		rs = rs[:j]
+	}
+	c.readers[n] = rs
 }
 
 // enumerate evaluates every binding of a constraint with root bound to
@@ -388,6 +406,12 @@ func (c *checker) check(con *constraint, en *env, out []*Inconsistency) []*Incon
 			en.i = i
 			ev.oob = false
 			ev.cycle = false
+			if src.Guard != nil && !ev.truth(src.Guard, en) {
+				if ev.oob {
+					c.oob[con] = true
+				}
+				continue
+			}
 			ok := ev.truth(src.Body, en)
 			if ev.oob {
 				c.oob[con] = true
@@ -623,6 +647,9 @@ func (c *checker) scc() [][]*mnode {
 // violations returns the current inconsistencies of the constraints that
 // satisfy keep (nil: all), sorted by constraint and nodes.
 func (c *checker) violations(keep func(*constraint) bool) []*Inconsistency {
+	if c.nviol == 0 {
+		return nil
+	}
 	var out []*Inconsistency
 	seen := make(map[*instance]bool)
 	visit := func(in *instance) {

@@ -194,8 +194,10 @@ func (s *Session) argsOf(e *Inconsistency) (bool, map[argKey]int64, []*mnode) {
 		case con.src.Range != nil:
 			en.loop, en.i = con.src.Range.Var, e.i
 			pe.oob = false
-			ok := pe.truth(con.src.Body, en)
-			violated = !ok && !pe.oob
+			if con.src.Guard == nil || pe.truth(con.src.Guard, en) {
+				ok := pe.truth(con.src.Body, en)
+				violated = !ok && !pe.oob
+			}
 		default:
 			if con.src.Guard == nil || pe.truth(con.src.Guard, en) {
 				violated = !c.body(con, en, 0)

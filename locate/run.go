@@ -92,14 +92,13 @@ func Load(r *schema.Reader, s *spec.Spec, progress func(seq uint64)) (*Run, erro
 		if err != nil {
 			return nil, err
 		}
-		p.before(ev, b.Graph().Last(), run)
+		p.before(ev, b.Last(), run)
 		if err := b.Add(ev); err != nil {
 			return nil, fmt.Errorf("%s: event %d: %w", r.Name(), ev.Seq, err)
 		}
-		g := b.Graph()
-		if now := g.Last(); now != last {
+		if now := b.Last(); now != last {
 			for t := last + 1; t <= now; t++ {
-				op := g.Op(t)
+				op := b.Op(t)
 				switch op.Kind {
 				case mgbuild.OpCreate:
 					if fs := p.funcsOnStack(ev.Thread); len(fs) > 0 {
@@ -111,7 +110,7 @@ func Load(r *schema.Reader, s *spec.Spec, progress func(seq uint64)) (*Run, erro
 			}
 			last = now
 		}
-		p.after(ev, g.Last(), run)
+		p.after(ev, b.Last(), run)
 		switch ev.Kind {
 		case schema.KindExit:
 			if ev.Num != 0 {

@@ -145,6 +145,13 @@ func (b *Builder) Finish() *Graph {
 	return g
 }
 
+// Last returns the timestamp of the last change made so far. Unlike
+// Graph it costs nothing, so it can be asked after every event.
+func (b *Builder) Last() TS { return b.g.Last() }
+
+// Op returns change t among those made so far.
+func (b *Builder) Op(t TS) Op { return b.g.Op(t) }
+
 // Builder builds an MG++ one event at a time.
 type Builder struct {
 	g      *Graph
@@ -216,6 +223,8 @@ func NewBuilder(tables *schema.Tables, opt Options) *Builder {
 // Graph returns the graph built so far. The builder may go on adding
 // events afterwards; call Graph again to see them.
 func (b *Builder) Graph() *Graph {
+	// (Graph brings every open extent up to date: O(nodes). Last and Op
+	// are the cheap way to follow the changes while building.)
 	g := b.g
 	for i := range g.Nodes {
 		n := &g.Nodes[i]
