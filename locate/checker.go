@@ -70,12 +70,14 @@ type checker struct {
 }
 
 func newChecker(p *program, m *Model) *checker {
-	return &checker{
+	c := &checker{
 		p: p, m: m, ev: newEvaluator(m, p.consts, p.attrs),
 		readers: make(map[*mnode][]reader), roots: make(map[*mnode][]*instance),
 		acyclic: make(map[*constraint]bool), oob: make(map[*constraint]bool),
 		probe: newEvaluator(m, p.consts, p.attrs),
 	}
+	c.probe.cacheReach = true
+	return c
 }
 
 // full evaluates every constraint from scratch on the model's state.
@@ -88,7 +90,7 @@ func (c *checker) full() {
 	c.ev.memo = make(map[attrKey]*attrCell)
 	c.acyclic = make(map[*constraint]bool)
 	for _, con := range c.p.cons {
-		if con.acyclic {
+		if con.acyclic || con.strong {
 			in := &instance{con: con, all: true}
 			c.global = append(c.global, in)
 			c.evaluate(in)
@@ -158,7 +160,7 @@ func (c *checker) update() []*instance {
 		}
 		if n.live {
 			for _, con := range c.p.cons {
-				if !con.acyclic && con.vars[con.univ[0]].typ == n.typ {
+				if !con.acyclic && !con.strong && con.vars[con.univ[0]].typ == n.typ {
 					add(c.rootInstance(con, n))
 				}
 			}
@@ -166,7 +168,7 @@ func (c *checker) update() []*instance {
 	}
 	for _, in := range c.global {
 		for t := range dirtyTypes {
-			if in.con.types[t] || (in.con.acyclic) {
+			if in.con.types[t] || in.con.acyclic || in.con.strong {
 				add(in)
 				break
 			}
@@ -224,9 +226,12 @@ func (c *checker) evaluate(in *instance) {
 	ev := c.ev
 	ev.record = false
 	ev.startReads()
-	if in.con.acyclic {
+	switch {
+	case in.con.acyclic:
 		in.viol = c.cycles(in.con)
-	} else {
+	case in.con.strong:
+		in.viol = c.unreachable(in.con)
+	default:
 		in.viol, in.all = c.enumerate(in.con, in.root, in.viol)
 	}
 	c.nviol += len(in.viol)
@@ -518,6 +523,76 @@ func (c *checker) cycles(con *constraint) []*Inconsistency {
 	return out
 }
 
+// unreachable evaluates X ~> Y for every X and Y (no guard): its
+// violations are the pairs where Y cannot be reached from X, found from
+// the strongly connected components and the reachability between them.
+func (c *checker) unreachable(con *constraint) []*Inconsistency {
+	m := c.m
+	tx, ty := con.vars[con.univ[0]].typ, con.vars[con.univ[1]].typ
+	comps := c.components()
+	if len(comps.list) == 1 && comps.cyclic[0] {
+		return nil // one component with a cycle: everything reaches everything
+	}
+	// reach[k]: the components component k reaches by one or more edges.
+	// Tarjan lists sinks first, so successors are done before k.
+	n := len(comps.list)
+	words := (n + 63) / 64
+	reach := make([]uint64, n*words)
+	for k, comp := range comps.list {
+		row := reach[k*words : (k+1)*words]
+		for _, x := range comp {
+			m.outEdges(x, func(t *mnode) {
+				j := comps.of[t]
+				row[j/64] |= 1 << (j % 64)
+				if j != k {
+					for w, v := range reach[j*words : (j+1)*words] {
+						row[w] |= v
+					}
+				}
+			})
+		}
+	}
+	var out []*Inconsistency
+	const maxPairs = 10000
+	xs := append([]*mnode(nil), m.byTyp[tx.idx]...)
+	ys := append([]*mnode(nil), m.byTyp[ty.idx]...)
+	sort.Slice(xs, func(i, j int) bool { return xs[i].id < xs[j].id })
+	sort.Slice(ys, func(i, j int) bool { return ys[i].id < ys[j].id })
+	for _, x := range xs {
+		row := reach[comps.of[x]*words:]
+		for _, y := range ys {
+			if len(out) >= maxPairs {
+				return out
+			}
+			j := comps.of[y]
+			if row[j/64]&(1<<(j%64)) == 0 {
+				out = append(out, newInconsistency(con, []*mnode{x, y}, 0, false, false))
+			}
+		}
+	}
+	return out
+}
+
+// componentSet is the strongly connected components of the live typed
+// nodes, sinks first.
+type componentSet struct {
+	list   [][]*mnode
+	of     map[*mnode]int
+	cyclic []bool // the component holds a cycle (two nodes or more, or a self-loop)
+}
+
+func (c *checker) components() componentSet {
+	cs := componentSet{of: make(map[*mnode]int)}
+	c.tarjan(func(comp []*mnode, cyclic bool) {
+		for _, n := range comp {
+			cs.of[n] = len(cs.list)
+		}
+		cs.list = append(cs.list, comp)
+		cs.cyclic = append(cs.cyclic, cyclic)
+	})
+	return cs
+}
+
 // closesCycle says whether an edge out of one of the changed nodes leads
 // back to that node.
 func (c *checker) closesCycle(changed []*mnode) bool {
@@ -559,15 +634,25 @@ func (c *checker) closesCycle(changed []*mnode) bool {
 }
 
 // scc returns the strongly connected components of the live typed nodes
-// that hold more than one node or a self-loop candidate (single nodes are
-// returned too when they have an edge to themselves).
+// that hold a cycle.
 func (c *checker) scc() [][]*mnode {
+	var out [][]*mnode
+	c.tarjan(func(comp []*mnode, cyclic bool) {
+		if cyclic {
+			out = append(out, comp)
+		}
+	})
+	return out
+}
+
+// tarjan calls fn with each strongly connected component of the live
+// typed nodes, sinks first, and whether it holds a cycle.
+func (c *checker) tarjan(fn func(comp []*mnode, cyclic bool)) {
 	m := c.m
 	index := make(map[*mnode]int)
 	low := make(map[*mnode]int)
 	on := make(map[*mnode]bool)
 	var stack []*mnode
-	var out [][]*mnode
 	next := 0
 	type frame struct {
 		n    *mnode
@@ -613,35 +698,31 @@ func (c *checker) scc() [][]*mnode {
 						low[p] = low[n]
 					}
 				}
-				if low[n] == index[n] {
-					var comp []*mnode
-					for {
-						w := stack[len(stack)-1]
-						stack = stack[:len(stack)-1]
-						on[w] = false
-						comp = append(comp, w)
-						if w == n {
-							break
-						}
-					}
-					if len(comp) > 1 {
-						out = append(out, comp)
-					} else {
-						self := false
-						m.outEdges(n, func(t *mnode) {
-							if t == n {
-								self = true
-							}
-						})
-						if self {
-							out = append(out, comp)
-						}
+				if low[n] != index[n] {
+					continue
+				}
+				var comp []*mnode
+				for {
+					w := stack[len(stack)-1]
+					stack = stack[:len(stack)-1]
+					on[w] = false
+					comp = append(comp, w)
+					if w == n {
+						break
 					}
 				}
+				cyclic := len(comp) > 1
+				if !cyclic {
+					m.outEdges(n, func(t *mnode) {
+						if t == n {
+							cyclic = true
+						}
+					})
+				}
+				fn(comp, cyclic)
 			}
 		}
 	}
-	return out
 }
 
 // violations returns the current inconsistencies of the constraints that

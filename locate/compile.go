@@ -43,6 +43,7 @@ type constraint struct {
 	exist   []int
 	egen    []generator
 	acyclic bool // X ~> Y => Y !~> X: evaluated with strongly connected components
+	strong  bool // X ~> Y with no guard (every node reaches every node): likewise
 	types   map[*nodeType]bool
 }
 
@@ -261,6 +262,15 @@ func (p *program) plan(i int, c *spec.Constraint) (*constraint, error) {
 				con.univ = []int{index[x], index[y]}
 				return con, nil
 			}
+		}
+	}
+	// Every node reaches every node.
+	if b, ok := c.Body.(*spec.Binary); ok && c.Guard == nil && c.Range == nil && b.Op == spec.OpPath && len(con.vars) == 2 {
+		x, y := identName(b.L), identName(b.R)
+		if x != "" && y != "" && x != y {
+			con.strong = true
+			con.univ = []int{index[x], index[y]}
+			return con, nil
 		}
 	}
 	con.univ, con.ugen = order(univ, nil, conjuncts(c.Guard, nil), index)

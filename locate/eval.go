@@ -93,14 +93,31 @@ type evaluator struct {
 	attrs  map[string][]*attrDef // by attribute name
 	memo   map[attrKey]*attrCell
 
-	rgen   uint32 // reads are marked with rgen in rmark
-	rmark  map[*mnode]uint32
-	reads  []*mnode
-	record bool // record args
-	args   []arg
-	cycle  bool // a user attribute needed a node on a cycle
-	oob    bool // a field outside a node's slots was read
-	quiet  int  // >0 inside attribute computation: reads are not recorded
+	rgen    uint32 // reads are marked with rgen in rmark
+	rmark   map[*mnode]uint32
+	reads   []*mnode
+	record  bool // record args
+	args    []arg
+	cycle   bool // a user attribute needed a node on a cycle
+	oob     bool // a field outside a node's slots was read
+	quiet   int  // >0 inside attribute computation: reads are not recorded
+	noReads bool // reads are not recorded (the caller depends on every node anyway)
+	queue   []*mnode
+
+	// cacheReach keeps the nodes reachable from each source, for the
+	// model's current version (the probe evaluator, which answers many
+	// path questions about one state).
+	cacheReach   bool
+	reachVer     uint64
+	reach        map[*mnode]*reachSet
+	reachPrevVer uint64
+	reachPrev    map[*mnode]*reachSet
+}
+
+// reachSet is the nodes reachable from one node, in visiting order.
+type reachSet struct {
+	set   map[*mnode]bool
+	order []*mnode
 }
 
 func newEvaluator(m *Model, consts map[string]int64, attrs map[string][]*attrDef) *evaluator {
@@ -116,7 +133,7 @@ func (ev *evaluator) startReads() {
 }
 
 func (ev *evaluator) read(n *mnode) {
-	if n == nil || ev.quiet > 0 {
+	if n == nil || ev.quiet > 0 || ev.noReads {
 		return
 	}
 	if ev.rmark[n] != ev.rgen {
@@ -367,32 +384,77 @@ func (ev *evaluator) path(a, b *mnode) bool {
 	}
 	ev.read(b)
 	found := false
-	ev.walk(a, func(n *mnode) bool {
-		if n == b {
-			found = true
-			return false
+	if ev.cacheReach {
+		rs := ev.reachFrom(a)
+		found = rs.set[b]
+		if ev.quiet == 0 && !ev.noReads {
+			ev.read(a)
+			for _, n := range rs.order {
+				ev.read(n)
+			}
 		}
-		return true
-	})
+	} else {
+		ev.walk(a, func(n *mnode) bool {
+			if n == b {
+				found = true
+				return false
+			}
+			return true
+		})
+	}
 	ev.note(argPath, a, b, 0, b2i(found))
 	return found
+}
+
+// reachFrom returns the nodes reachable from a in the model's current
+// state, computed once per state.
+func (ev *evaluator) reachFrom(a *mnode) *reachSet {
+	// The state at a timestamp is always the same, so the sets of the
+	// last two moments asked about are kept (fault location moves back
+	// and forth between a change's before and after).
+	t := uint64(ev.m.t)
+	if ev.reach == nil || ev.reachVer != t {
+		ev.reach, ev.reachPrev = ev.reachPrev, ev.reach
+		ev.reachVer, ev.reachPrevVer = ev.reachPrevVer, ev.reachVer
+		if ev.reach == nil || ev.reachVer != t {
+			ev.reach = make(map[*mnode]*reachSet)
+			ev.reachVer = t
+		}
+	}
+	if rs, ok := ev.reach[a]; ok {
+		return rs
+	}
+	rs := &reachSet{set: make(map[*mnode]bool)}
+	ev.quiet++
+	ev.walk(a, func(n *mnode) bool {
+		rs.set[n] = true
+		rs.order = append(rs.order, n)
+		return true
+	})
+	ev.quiet--
+	ev.reach[a] = rs
+	return rs
 }
 
 // walk visits the nodes reachable from a by one or more edges, breadth
 // first, reading a and each node it expands; visit returns false to stop.
 func (ev *evaluator) walk(a *mnode, visit func(*mnode) bool) {
-	seen := map[*mnode]bool{}
-	queue := []*mnode{a}
+	m := ev.m
+	m.walkGen++ // walks do not nest: visit must not start another
+	gen := m.walkGen
+	queue := ev.queue[:0]
+	queue = append(queue, a)
+	defer func() { ev.queue = queue[:0] }()
 	ev.read(a)
 	for len(queue) > 0 {
 		n := queue[0]
 		queue = queue[1:]
 		stop := false
-		ev.m.outEdges(n, func(t *mnode) {
-			if stop || seen[t] {
+		m.outEdges(n, func(t *mnode) {
+			if stop || t.wmark == gen {
 				return
 			}
-			seen[t] = true
+			t.wmark = gen
 			if !visit(t) {
 				stop = true
 				return

@@ -166,6 +166,7 @@ func (s *Session) argsOf(e *Inconsistency) (bool, map[argKey]int64, []*mnode) {
 	pe := c.probe
 	pe.memo = make(map[attrKey]*attrCell)
 	pe.record = true
+	pe.noReads = e.con.acyclic || e.con.strong // depSet needs no reads for these
 	pe.startReads()
 	c.ev = pe
 	defer func() { c.ev = saved }()
@@ -276,6 +277,10 @@ func (s *Session) Locate() (*Result, error) {
 		}
 		var affected []*pending
 		for _, p := range pend {
+			if p.deps == nil {
+				affected = append(affected, p)
+				continue
+			}
 			for _, n := range s.chk.dstar {
 				if p.deps[n] {
 					affected = append(affected, p)
@@ -305,10 +310,18 @@ func (s *Session) Locate() (*Result, error) {
 			}
 			// Related inconsistencies: present before the change, and
 			// changed by it in an argument this one shares.
+			touched := argNodes(diff)
 			for _, in := range redo {
+				global := in.con.acyclic || in.con.strong
+				if !global && !readsAny(in.reads, touched) {
+					continue // it read no node whose argument changed
+				}
 				for _, e2 := range in.viol {
 					if _, ok := pend[e2.key]; ok || e2.key == p.e.key {
 						continue
+					}
+					if global && !readsAny(e2.nodes, touched) {
+						continue // its arguments are paths between its own two nodes
 					}
 					_, before, reads2 := s.argsOf(e2)
 					after := s.afterArgs(e2)
@@ -351,6 +364,29 @@ func (s *Session) afterArgs(e *Inconsistency) map[argKey]int64 {
 	return args
 }
 
+// argNodes returns the nodes the arguments in a set are about.
+func argNodes(keys map[argKey]bool) map[*mnode]bool {
+	out := make(map[*mnode]bool)
+	for k := range keys {
+		if k.a != nil {
+			out[k.a] = true
+		}
+		if k.b != nil {
+			out[k.b] = true
+		}
+	}
+	return out
+}
+
+func readsAny(l []*mnode, set map[*mnode]bool) bool {
+	for _, n := range l {
+		if set[n] {
+			return true
+		}
+	}
+	return false
+}
+
 func shares(a, b map[argKey]bool) bool {
 	for k := range a {
 		if b[k] {
@@ -361,6 +397,9 @@ func shares(a, b map[argKey]bool) bool {
 }
 
 func depSet(e *Inconsistency, reads []*mnode) map[*mnode]bool {
+	if e.con.acyclic || e.con.strong {
+		return nil // paths between its two nodes: every change may matter
+	}
 	d := make(map[*mnode]bool, len(reads)+len(e.nodes))
 	for _, n := range reads {
 		d[n] = true
@@ -406,3 +445,28 @@ func (s *Session) describeOp(t mgbuild.TS) *Op {
 	}
 	return out
 }
+
+// Seek moves the session's model to the graph after change t without
+// checking anything; the next Recheck brings the check up to date.
+func (s *Session) Seek(t mgbuild.TS) { s.m.Seek(t) }
+
+// Moment returns the model's moment.
+func (s *Session) Moment() mgbuild.TS { return s.m.TS() }
+
+// FullCheck evaluates every constraint from scratch at the current moment
+// and returns the number of violations.
+func (s *Session) FullCheck() int {
+	s.chk.full()
+	return s.chk.nviol
+}
+
+// Recheck brings the check up to date with the changes since the last
+// check (incrementally) and returns the number of violations and of
+// constraint instances it evaluated again.
+func (s *Session) Recheck() (violations, evaluated int) {
+	n := len(s.chk.update())
+	return s.chk.nviol, n
+}
+
+// Nodes returns the number of live nodes of the spec's types.
+func (s *Session) Nodes() int { return len(s.m.heads) }

@@ -47,12 +47,13 @@ type slotRef struct {
 
 // mnode is a typed node of the model: a block of one of the spec's types.
 type mnode struct {
-	id   mgbuild.NodeID
-	typ  *nodeType
-	head uint64
-	mem  []byte // the block's bytes as the program's stores left them
-	live bool
-	mark uint32 // scratch for walks and dirty sets
+	id    mgbuild.NodeID
+	typ   *nodeType
+	head  uint64
+	mem   []byte // the block's bytes as the program's stores left them
+	live  bool
+	mark  uint32 // dirty-set membership (Model.gen)
+	wmark uint32 // visited by the current walk (Model.walkGen)
 }
 
 // value reads slot i (0-based): sign-extended unless it is a pointer.
@@ -100,11 +101,13 @@ type Model struct {
 	byID  []*mnode // by NodeID; nil for nodes of no type
 	all   []*mnode // every typed node, live or not
 
-	t     mgbuild.TS
-	heads map[uint64]*mnode    // live nodes by head address
-	words map[uint64]*mnode    // live nodes by the 8-byte words they cover
-	ptrs  map[uint64][]slotRef // pointer value -> the live slots holding it
-	byTyp [][]*mnode           // live nodes per type (unordered; see liveOf)
+	t       mgbuild.TS
+	version uint64               // bumped by every step
+	walkGen uint32               // the current walk's mark
+	heads   map[uint64]*mnode    // live nodes by head address
+	words   map[uint64]*mnode    // live nodes by the 8-byte words they cover
+	ptrs    map[uint64][]slotRef // pointer value -> the live slots holding it
+	byTyp   [][]*mnode           // live nodes per type (unordered; see liveOf)
 
 	ended map[mgbuild.TS][]*mnode // nodes ended by another block's creation (the trace missed their free)
 	undo  map[mgbuild.TS]uint64   // the bytes each store into a typed node overwrote
@@ -202,6 +205,7 @@ func (m *Model) Forward() bool {
 		return false
 	}
 	m.begin()
+	m.version++
 	t := m.t + 1
 	op := m.g.Op(t)
 	for _, n := range m.ended[t] {
@@ -234,6 +238,7 @@ func (m *Model) Backward() bool {
 		return false
 	}
 	m.begin()
+	m.version++
 	t := m.t
 	op := m.g.Op(t)
 	switch op.Kind {
