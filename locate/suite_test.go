@@ -1,0 +1,136 @@
+package locate
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"testing"
+
+	"github.com/mgtrace/mgtrace/internal/testprog"
+	"github.com/mgtrace/mgtrace/locate/spec"
+	"github.com/mgtrace/mgtrace/schema"
+)
+
+// paperLimit is seed 002's Table 3: the statements its tool reported for
+// each structure. Fault location must report no more, and always the
+// faulty one.
+var paperLimit = map[string]int{
+	"circlist": 6, "ordlist": 2, "dlist": 5, "qdtree": 1, "avl": 4,
+	"btree": 6, "rbtree": 10, "leftist": 1, "bipartite": 2,
+}
+
+// suiteSession records testdata/programs/ds/NAME (built with flags) and
+// opens a session with its spec.
+func suiteSession(t *testing.T, name string, flags ...string) *Session {
+	t.Helper()
+	bin := testprog.Build(t, "ds/"+name, testprog.Flags(flags...))
+	trace := testprog.Record(t, bin)
+	path := filepath.Join(testprog.Root(t), "testdata", "programs", "ds", name+".spec")
+	src, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := spec.Parse(path, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := schema.Open(trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	run, err := Load(r, s, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := spec.Check(s, run.Layout); err != nil {
+		t.Fatal(err)
+	}
+	ses, err := New(run, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ses
+}
+
+// faults lists the k of the /* FAULT k */ markers in a suite program.
+func faults(t *testing.T, name string) []int {
+	src, err := os.ReadFile(testprog.Source(t, "ds/"+name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[int]bool{}
+	for _, m := range regexp.MustCompile(`/\* FAULT (\d+) \*/`).FindAllSubmatch(src, -1) {
+		k, _ := strconv.Atoi(string(m[1]))
+		seen[k] = true
+	}
+	var out []int
+	for k := range seen {
+		out = append(out, k)
+	}
+	sort.Ints(out)
+	return out
+}
+
+// TestSuite runs the paper's evaluation: every correct program passes its
+// spec at every C-point, and for every injected fault, fault location
+// reports the faulty line among at most the paper's number of statements.
+func TestSuite(t *testing.T) {
+	if testing.Short() {
+		t.Skip("records 30-odd programs")
+	}
+	names := make([]string, 0, len(paperLimit))
+	for n := range paperLimit {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			ses := suiteSession(t, name)
+			points := 0
+			ses.Check(func(r PointResult) bool {
+				points++
+				if len(r.Violations) > 0 {
+					t.Errorf("correct %s: %d violations at C-point %d (%s), first %s", name, len(r.Violations), points, r.Point.Label, r.Violations[0].inc)
+					return false
+				}
+				return true
+			})
+			if points < 100 {
+				t.Errorf("correct %s: only %d C-points", name, points)
+			}
+			ks := faults(t, name)
+			if len(ks) < 2 {
+				t.Fatalf("%s has %d faults marked", name, len(ks))
+			}
+			for _, k := range ks {
+				t.Run(fmt.Sprintf("FAULT=%d", k), func(t *testing.T) {
+					line := testprog.Line(t, "ds/"+name, fmt.Sprintf("/* FAULT %d */", k))
+					ses := suiteSession(t, name, fmt.Sprintf("-DFAULT=%d", k))
+					res, err := ses.Locate()
+					if err != nil {
+						t.Fatalf("locate: %v", err)
+					}
+					lines := faultLines(res)
+					found := false
+					for _, l := range lines {
+						found = found || l == line
+					}
+					if !found {
+						t.Errorf("faulty line %d not among the reported %v", line, lines)
+					}
+					if len(lines) > paperLimit[name] {
+						t.Errorf("%d statements reported %v, the paper's tool reported %d", len(lines), lines, paperLimit[name])
+					}
+					if len(res.Pending) > 0 {
+						t.Errorf("%d inconsistencies still pending at the start", len(res.Pending))
+					}
+				})
+			}
+		})
+	}
+}
