@@ -355,7 +355,7 @@ func writeLocate(w io.Writer, format, tracePath string, s *spec.Spec, run *locat
 		fmt.Fprintf(w, "\nstill pending at the start of the trace (their cause precedes the first recorded change):\n")
 		writeViolations(w, res.Pending, "  ")
 	}
-	fmt.Fprintf(w, "\n%d changes rolled back, %d examined, %.1f ms\n", res.Steps, res.Examined, float64(res.Elapsed.Microseconds())/1000)
+	fmt.Fprintf(w, "\n%d change%s rolled back, %d of them examined\n", res.Steps, plural1(res.Steps), res.Examined)
 	return nil
 }
 
@@ -397,7 +397,7 @@ func newSourceCache(dir string) *sourceCache {
 func (c *sourceCache) read(path string) []string {
 	try := []string{path}
 	parts := strings.Split(filepath.ToSlash(path), "/")
-	for i := 1; i < len(parts); i++ {
+	for i := 0; i < len(parts); i++ {
 		if rest := strings.Join(parts[i:], "/"); rest != "" {
 			try = append(try, filepath.Join(c.dir, filepath.FromSlash(rest)))
 		}

@@ -11,7 +11,7 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 flags=(-g -O1 -fno-omit-frame-pointer -pthread -Iinclude "-ffile-prefix-map=$root/=")
 
-# name: program arguments
+# name: program arguments (a name "prog-variant" records prog)
 runs=(
 	"list:5"
 	"tree:50"
@@ -22,12 +22,15 @@ runs=(
 	"syscalls:"
 	"breaklist:"
 	"dlpool:"
+	"specsem-cycle:cycle"
+	"specsem-wild:wild"
 )
 for run in "${runs[@]}"; do
 	name=${run%%:*}
 	args=${run#*:}
-	gcc "${flags[@]}" -o "$out/$name" "testdata/programs/$name.c"
+	prog=${name%%-*}
+	gcc "${flags[@]}" -o "$out/$prog" "testdata/programs/$prog.c"
 	# Record from the output folder so that the header's paths are short.
-	(cd "$out" && "$root/bin/record" -q -o "$root/testdata/traces/$name.trace" -- "./$name" $args > /dev/null) || true
+	(cd "$out" && "$root/bin/record" -q -o "$root/testdata/traces/$name.trace" -- "./$prog" $args > /dev/null) || true
 	echo "testdata/traces/$name.trace: $(wc -c < "testdata/traces/$name.trace") bytes"
 done
