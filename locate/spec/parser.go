@@ -196,7 +196,7 @@ func (p *parser) statement() {
 		case tIdent:
 			p.varDecl()
 		case tDot:
-			if p.peek(2).kind == tIdent && (p.peek(3).kind == tSemi || p.peek(3).kind == tDEFAULT) {
+			if !p.declared(p.tok.text) && p.peek(2).kind == tIdent && (p.peek(3).kind == tSemi || p.peek(3).kind == tDEFAULT) {
 				p.noDecls()
 				p.attrDecl()
 			} else {
@@ -213,6 +213,17 @@ func (p *parser) statement() {
 		}
 		p.unexpected("a declaration, a constraint or a rule")
 	}
+}
+
+// declared reports whether name is one of the pending variables: then
+// `X.NAME;` is a constraint, not an attribute declaration.
+func (p *parser) declared(name string) bool {
+	for _, d := range p.decls {
+		if d.Name == name {
+			return true
+		}
+	}
+	return false
 }
 
 // noDecls reports variable declarations that a statement other than a
@@ -333,7 +344,7 @@ func (p *parser) binding() {
 	p.next()
 	for {
 		p.nextSite() // consumes ALLOC or ","
-		b.Sites = append(b.Sites, p.site("allocation site"))
+		b.Sites = append(b.Sites, p.site("an", "allocation site"))
 		if p.tok.kind != tComma {
 			break
 		}
@@ -343,10 +354,10 @@ func (p *parser) binding() {
 }
 
 // site parses the current raw site token and consumes it.
-func (p *parser) site(what string) Site {
+func (p *parser) site(article, what string) Site {
 	t := p.tok
 	if t.kind != tSite {
-		p.unexpected("an " + what + " (FILE:LINE or a function name)")
+		p.unexpected(article + " " + what + " (FILE:LINE or a function name)")
 	}
 	p.next()
 	s := Site{Pos: t.pos}
@@ -398,7 +409,7 @@ func isQualifiedName(s string) bool {
 func (p *parser) cpoint() {
 	c := &CPoint{Pos: p.tok.pos}
 	p.nextSite()
-	s := p.site("C-point location")
+	s := p.site("a", "C-point location")
 	if s.Func != "" {
 		c.Func = s.Func
 		switch p.tok.kind {
@@ -528,10 +539,13 @@ func (p *parser) assignRest(lhs Expr) *Assign {
 	if ok {
 		v, ok = a.Node.(*Ident)
 	}
+	if p.tok.kind != tAssign {
+		p.unexpected(`"=": the assignment after "||" is VAR.ATTRIBUTE = value`)
+	}
 	if !ok {
 		p.fail(lhs.Position(), "cannot assign to %s: the left side of \"=\" must be VAR.ATTRIBUTE", lhs)
 	}
-	p.expect(tAssign, `"="`)
+	p.next()
 	return &Assign{Pos: a.Pos, Var: v.Name, Attr: a.Name, Value: p.expr()}
 }
 
