@@ -594,11 +594,16 @@ func (p *parser) text() string {
 func (p *parser) enter() {
 	p.depth++
 	if p.depth > maxDepth {
-		p.fail(p.tok.pos, "expression nested too deeply (more than %d levels)", maxDepth)
+		p.fail(p.tok.pos, "expression nested too deeply (more than %d levels of parentheses, operators or fields)", maxDepth)
 	}
 }
 
 func (p *parser) leave() { p.depth-- }
+
+// unwind restores the depth a chain of left-associative operators
+// started at: each operator of the chain counts one level, since it makes
+// the tree one level deeper.
+func (p *parser) unwind(depth int) { p.depth = depth }
 
 // expr parses an expression: or-expressions, optionally followed by
 // `? then : else`.
@@ -624,7 +629,9 @@ func (p *parser) condRest(start Pos, cond Expr) Expr {
 func (p *parser) orExpr() Expr {
 	start := p.tok.pos
 	l := p.andExpr()
+	defer p.unwind(p.depth)
 	for p.tok.kind == tOr {
+		p.enter()
 		p.next()
 		l = &Binary{Pos: start, Op: OpOr, L: l, R: p.andExpr()}
 	}
@@ -634,7 +641,9 @@ func (p *parser) orExpr() Expr {
 func (p *parser) andExpr() Expr {
 	start := p.tok.pos
 	l := p.relExpr()
+	defer p.unwind(p.depth)
 	for p.tok.kind == tAnd {
+		p.enter()
 		p.next()
 		l = &Binary{Pos: start, Op: OpAnd, L: l, R: p.relExpr()}
 	}
@@ -665,7 +674,9 @@ func (p *parser) relExpr() Expr {
 func (p *parser) addExpr() Expr {
 	start := p.tok.pos
 	l := p.mulExpr()
+	defer p.unwind(p.depth)
 	for p.tok.kind == tAdd || p.tok.kind == tSub {
+		p.enter()
 		op := OpAdd
 		if p.tok.kind == tSub {
 			op = OpSub
@@ -679,7 +690,9 @@ func (p *parser) addExpr() Expr {
 func (p *parser) mulExpr() Expr {
 	start := p.tok.pos
 	l := p.unary()
+	defer p.unwind(p.depth)
 	for p.tok.kind == tMul || p.tok.kind == tDiv {
+		p.enter()
 		op := OpMul
 		if p.tok.kind == tDiv {
 			op = OpDiv
@@ -718,6 +731,7 @@ func (p *parser) postfix() Expr {
 // start. A bare name that no postfix follows and that is a constant
 // declared before, and not a name of this statement, becomes its value.
 func (p *parser) postfixOps(start Pos, x Expr) Expr {
+	defer p.unwind(p.depth)
 	applied := false
 	for {
 		switch p.tok.kind {
@@ -751,6 +765,7 @@ func (p *parser) postfixOps(start Pos, x Expr) Expr {
 			return x
 		}
 		applied = true
+		p.enter()
 	}
 }
 

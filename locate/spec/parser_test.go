@@ -543,6 +543,9 @@ func TestParseDeepNesting(t *testing.T) {
 		"x X; " + strings.Repeat("-", 100000) + "X[1];",
 		"x X; " + strings.Repeat("X[", 100000) + "1;",
 		"x X; " + strings.Repeat("|", 100000) + "1;",
+		"x X; " + strings.Repeat("1 + ", 100000) + "1;",
+		"x X; " + strings.Repeat("X.ISLEAF and ", 100000) + "true;",
+		"x X; X" + strings.Repeat("[1]", 100000) + ";",
 	} {
 		_, err := Parse("d.spec", []byte(src))
 		if err == nil || !strings.Contains(err.Error(), "nested too deeply") {
