@@ -572,3 +572,28 @@ func TestParsePartialSpec(t *testing.T) {
 		t.Errorf("types %v", s.Types)
 	}
 }
+
+// Check must not panic on hand-built syntax trees with missing parts.
+func TestCheckIncompleteTree(t *testing.T) {
+	s := &Spec{
+		File:     "h.spec",
+		Types:    []*TypeDecl{nil, {Name: "t", Fields: 2, Edges: 1}, {Name: "a", Array: true, SlotSize: 3}},
+		Consts:   []*ConstDecl{nil},
+		Bindings: []*Binding{nil, {Type: "t"}, {Type: "a", Sites: []Site{{}}}},
+		CPoints:  []*CPoint{nil, {}},
+		Attrs: []*AttrDecl{nil, {Type: "t", Name: "H", Rule: &Rule{}},
+			{Type: "t", Name: "G", Rule: &Rule{Vars: []VarDecl{{Type: "t", Name: "X"}}, Guard: &Bool{Value: true},
+				Then: &Assign{Var: "X", Attr: "G"}}}},
+		Constraints: []*Constraint{nil, {}, {Vars: []VarDecl{{Type: "t", Name: "X"}}, Range: &Range{Var: "I"},
+			Body: &Binary{Op: OpLt, L: &Field{Node: &Ident{Name: "X"}}, R: &Deref{}}},
+			{Vars: []VarDecl{{Type: "t", Name: "X"}}, Body: &Binary{Op: OpNeg, L: &Attr{Name: "ISROOT"}, R: &Unary{Op: OpAdd}}},
+			{Vars: []VarDecl{{Type: "t", Name: "X"}}, Body: &Cond{}}},
+	}
+	err := Check(s, func(string) (*Layout, bool) { return nil, true })
+	if err == nil {
+		t.Fatal("no error")
+	}
+	if err := Check(nil, nil); err == nil {
+		t.Fatal("Check(nil) succeeded")
+	}
+}
