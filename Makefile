@@ -35,7 +35,7 @@ help:
 	@echo 'make bench-mg        MG++ build speed, bytes per node+edge, snapshot time, node counts; update bench/RESULTS.md'
 	@echo 'make traces          re-record the small traces in testdata/traces/ that analysis tests use'
 	@echo 'make pgo             regenerate record/default.pgo, the profile bin/record is optimized with'
-	@echo 'make fuzz            fuzz the trace reader and the probe stream decoder, FUZZTIME=$(FUZZTIME) each'
+	@echo 'make fuzz            fuzz the trace reader, the probe stream decoder, the graph builder and the spec parser, FUZZTIME=$(FUZZTIME) each'
 	@echo 'make clean           remove bin/ and out/'
 
 # Installs missing system packages (gcc, make, valgrind, protoc) with
@@ -155,6 +155,7 @@ fuzz:
 	$(GO) test ./schema -run XXX -fuzz FuzzReader -fuzztime $(FUZZTIME)
 	$(GO) test ./record/internal/probe -run XXX -fuzz FuzzDecoder -fuzztime $(FUZZTIME)
 	$(GO) test ./mgbuild -run XXX -fuzz FuzzBuilder -fuzztime $(FUZZTIME)
+	$(GO) test ./locate/spec -run XXX -fuzz FuzzParse -fuzztime $(FUZZTIME)
 
 clean:
 	rm -rf bin out

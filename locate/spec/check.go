@@ -327,12 +327,12 @@ func (c *checker) checkConstraint(k *Constraint) {
 		}
 	}
 	if k.Guard != nil {
-		c.wantBool(k.Guard, c.expr(k.Guard, e), "the guard")
+		c.wantBool(k.Guard, c.expr(k.Guard, e), "the guard must be a boolean")
 	}
 	if k.Body == nil {
 		c.errorf(k.Pos, "constraint %d has no body", k.Index)
 	} else {
-		c.wantBool(k.Body, c.expr(k.Body, e), "the constraint")
+		c.wantBool(k.Body, c.expr(k.Body, e), "a constraint must be a boolean")
 	}
 	for i := range k.Vars {
 		v := &k.Vars[i]
@@ -366,7 +366,7 @@ func (c *checker) checkRule(a *AttrDecl) {
 		self = &r.Vars[0]
 	}
 	if r.Guard != nil {
-		c.wantBool(r.Guard, c.expr(r.Guard, e), "the guard")
+		c.wantBool(r.Guard, c.expr(r.Guard, e), "the guard must be a boolean")
 		if r.Else == nil {
 			c.errorf(r.Pos, "the rule of %s has a guard but no assignment after \"||\"", name)
 		}
@@ -387,7 +387,7 @@ func (c *checker) checkRule(a *AttrDecl) {
 			c.errorf(as.Pos, "assignment to %s.%s has no value", as.Var, as.Attr)
 			continue
 		}
-		c.wantNum(as.Value, c.expr(as.Value, e), "the value of "+as.Var+"."+as.Attr)
+		c.wantNum(as.Value, c.expr(as.Value, e), "the value of "+as.Var+"."+as.Attr+" must be a number")
 	}
 	if e.deps[a.Name] {
 		c.errorf(r.Pos, "the rule of %s reads %s of its own node: an attribute is computed from the node's successors", name, a.Name)
@@ -397,14 +397,18 @@ func (c *checker) checkRule(a *AttrDecl) {
 // checkAttrCycles reports user attributes of one type that read each
 // other on the same node (A reads X.B, B reads X.A): they have no value.
 func (c *checker) checkAttrCycles() {
+	reported := make(map[string]bool)
 	for _, a := range c.spec.Attrs {
-		if a == nil || a.Rule == nil || len(a.Rule.Vars) != 1 {
+		if a == nil || a.Rule == nil || len(a.Rule.Vars) != 1 || reported[a.Type+"."+a.Name] {
 			continue
 		}
 		seen := map[string]bool{a.Name: true}
 		var stack []string
 		if c.reaches(a, a.Type, a.Name, seen, &stack) {
 			c.errorf(a.Pos, "attributes %s.%s and %s depend on each other on the same node", a.Type, a.Name, strings.Join(stack, ", "))
+			for _, s := range stack {
+				reported[s] = true
+			}
 		}
 	}
 }
@@ -494,21 +498,25 @@ func text(e Expr) string {
 	return s
 }
 
-func (c *checker) wantBool(e Expr, k kind, what string) {
+// wantBool reports e, of kind k, where a boolean is needed; rule says
+// what is needed ("the guard must be a boolean").
+func (c *checker) wantBool(e Expr, k kind, rule string) {
 	if !k.bool() {
-		c.errorf(e.Position(), "%s must be a boolean, but %s is %s", what, text(e), k)
+		c.errorf(e.Position(), "%s, but %s is %s", rule, text(e), k)
 	}
 }
 
-func (c *checker) wantNum(e Expr, k kind, what string) {
+// wantNum reports e, of kind k, where a number is needed.
+func (c *checker) wantNum(e Expr, k kind, rule string) {
 	if !k.num() {
-		c.errorf(e.Position(), "%s must be a number, but %s is %s", what, text(e), k)
+		c.errorf(e.Position(), "%s, but %s is %s", rule, text(e), k)
 	}
 }
 
-func (c *checker) wantVertex(e Expr, k kind, what string) {
+// wantVertex reports e, of kind k, where a node is needed.
+func (c *checker) wantVertex(e Expr, k kind, rule string) {
 	if !k.vertex() {
-		c.errorf(e.Position(), "%s must be nodes, but %s is %s", what, text(e), k)
+		c.errorf(e.Position(), "%s, but %s is %s", rule, text(e), k)
 	}
 }
 
@@ -536,10 +544,10 @@ func (c *checker) expr(x Expr, e *env) kind {
 		k := c.expr(x.X, e)
 		switch x.Op {
 		case OpNeg, OpAbs:
-			c.wantNum(x.X, k, fmt.Sprintf("the operand of %q", x.Op.String()))
+			c.wantNum(x.X, k, fmt.Sprintf("the operand of %q must be a number", x.Op.String()))
 			return kNum
 		case OpNot:
-			c.wantBool(x.X, k, `the operand of "!"`)
+			c.wantBool(x.X, k, `the operand of "!" must be a boolean`)
 			return kBool
 		}
 		c.errorf(x.Pos, "invalid unary operator %s", x.Op)
@@ -547,7 +555,7 @@ func (c *checker) expr(x Expr, e *env) kind {
 	case *Binary:
 		return c.binary(x, e)
 	case *Cond:
-		c.wantBool(x.Cond, c.expr(x.Cond, e), "the condition of ?:")
+		c.wantBool(x.Cond, c.expr(x.Cond, e), "the condition of ?: must be a boolean")
 		kt, ke := c.expr(x.Then, e), c.expr(x.Else, e)
 		switch {
 		case kt == kBad || ke == kBad:
@@ -625,7 +633,7 @@ func (c *checker) field(nodeX, index Expr, e *env, deref *Deref) {
 		c.errorf(e.pos, "field access without an index")
 		return
 	}
-	c.wantNum(index, c.expr(index, e), "a field index")
+	c.wantNum(index, c.expr(index, e), "a field index must be a number")
 	if !ok || ti == nil {
 		return
 	}
@@ -755,23 +763,23 @@ func (c *checker) attr(x *Attr, e *env) kind {
 
 func (c *checker) binary(x *Binary, e *env) kind {
 	kl, kr := c.expr(x.L, e), c.expr(x.R, e)
-	what := fmt.Sprintf("the operands of %q", x.Op.String())
+	what := fmt.Sprintf("the operands of %q must be", x.Op.String())
 	switch x.Op {
 	case OpAdd, OpSub, OpMul, OpDiv:
-		c.wantNum(x.L, kl, what)
-		c.wantNum(x.R, kr, what)
+		c.wantNum(x.L, kl, what+" numbers")
+		c.wantNum(x.R, kr, what+" numbers")
 		return kNum
 	case OpLt, OpLe, OpGt, OpGe:
-		c.wantNum(x.L, kl, what)
-		c.wantNum(x.R, kr, what)
+		c.wantNum(x.L, kl, what+" numbers")
+		c.wantNum(x.R, kr, what+" numbers")
 		return kBool
 	case OpAnd, OpOr:
-		c.wantBool(x.L, kl, what)
-		c.wantBool(x.R, kr, what)
+		c.wantBool(x.L, kl, what+" booleans")
+		c.wantBool(x.R, kr, what+" booleans")
 		return kBool
 	case OpEdge, OpNoEdge, OpPath, OpNoPath:
-		c.wantVertex(x.L, kl, what)
-		c.wantVertex(x.R, kr, what)
+		c.wantVertex(x.L, kl, what+" nodes")
+		c.wantVertex(x.R, kr, what+" nodes")
 		return kBool
 	case OpEq, OpNe:
 		switch {

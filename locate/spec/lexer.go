@@ -64,7 +64,7 @@ const (
 	tEdgeOp  // -> →
 	tNoEdge  // !-> ↛
 	tPath    // ~> ->> ↠
-	tNoPath  // !~> !->>
+	tNoPath  // !~> !->> ↛↠
 	tNot     // ! (reserved: no production uses it)
 )
 
@@ -248,6 +248,12 @@ func (l *lexer) next() token {
 		t.text = string(l.src[t.off:l.off])
 		if k, ok := unicodeOps[r]; ok && r != utf8.RuneError {
 			t.kind = k
+			// ↛↠, the seed's "path not allowed", is !~>.
+			if r2, size2 := utf8.DecodeRune(l.src[l.off:]); r == '↛' && r2 == '↠' {
+				l.off += size2
+				t.kind = tNoPath
+				t.text = string(l.src[t.off:l.off])
+			}
 		} else {
 			t.kind = tIllegal
 			if r == utf8.RuneError && size == 1 {

@@ -196,7 +196,7 @@ func (p *parser) statement() {
 		case tIdent:
 			p.varDecl()
 		case tDot:
-			if p.peek(2).kind == tIdent && (p.peek(3).kind == tSemi || p.peek(3).kind == tDEFAULT) {
+			if !p.declared(p.tok.text) && p.peek(2).kind == tIdent && (p.peek(3).kind == tSemi || p.peek(3).kind == tDEFAULT) {
 				p.noDecls()
 				p.attrDecl()
 			} else {
@@ -213,6 +213,17 @@ func (p *parser) statement() {
 		}
 		p.unexpected("a declaration, a constraint or a rule")
 	}
+}
+
+// declared reports whether name is one of the pending variables: then
+// `X.NAME;` is a constraint, not an attribute declaration.
+func (p *parser) declared(name string) bool {
+	for _, d := range p.decls {
+		if d.Name == name {
+			return true
+		}
+	}
+	return false
 }
 
 // noDecls reports variable declarations that a statement other than a
@@ -333,7 +344,7 @@ func (p *parser) binding() {
 	p.next()
 	for {
 		p.nextSite() // consumes ALLOC or ","
-		b.Sites = append(b.Sites, p.site("allocation site"))
+		b.Sites = append(b.Sites, p.site("an", "allocation site"))
 		if p.tok.kind != tComma {
 			break
 		}
@@ -343,10 +354,10 @@ func (p *parser) binding() {
 }
 
 // site parses the current raw site token and consumes it.
-func (p *parser) site(what string) Site {
+func (p *parser) site(article, what string) Site {
 	t := p.tok
 	if t.kind != tSite {
-		p.unexpected("an " + what + " (FILE:LINE or a function name)")
+		p.unexpected(article + " " + what + " (FILE:LINE or a function name)")
 	}
 	p.next()
 	s := Site{Pos: t.pos}
@@ -398,7 +409,7 @@ func isQualifiedName(s string) bool {
 func (p *parser) cpoint() {
 	c := &CPoint{Pos: p.tok.pos}
 	p.nextSite()
-	s := p.site("C-point location")
+	s := p.site("a", "C-point location")
 	if s.Func != "" {
 		c.Func = s.Func
 		switch p.tok.kind {
@@ -528,10 +539,13 @@ func (p *parser) assignRest(lhs Expr) *Assign {
 	if ok {
 		v, ok = a.Node.(*Ident)
 	}
+	if p.tok.kind != tAssign {
+		p.unexpected(`"=": the assignment after "||" is VAR.ATTRIBUTE = value`)
+	}
 	if !ok {
 		p.fail(lhs.Position(), "cannot assign to %s: the left side of \"=\" must be VAR.ATTRIBUTE", lhs)
 	}
-	p.expect(tAssign, `"="`)
+	p.next()
 	return &Assign{Pos: a.Pos, Var: v.Name, Attr: a.Name, Value: p.expr()}
 }
 
@@ -580,11 +594,16 @@ func (p *parser) text() string {
 func (p *parser) enter() {
 	p.depth++
 	if p.depth > maxDepth {
-		p.fail(p.tok.pos, "expression nested too deeply (more than %d levels)", maxDepth)
+		p.fail(p.tok.pos, "expression nested too deeply (more than %d levels of parentheses, operators or fields)", maxDepth)
 	}
 }
 
 func (p *parser) leave() { p.depth-- }
+
+// unwind restores the depth a chain of left-associative operators
+// started at: each operator of the chain counts one level, since it makes
+// the tree one level deeper.
+func (p *parser) unwind(depth int) { p.depth = depth }
 
 // expr parses an expression: or-expressions, optionally followed by
 // `? then : else`.
@@ -610,7 +629,9 @@ func (p *parser) condRest(start Pos, cond Expr) Expr {
 func (p *parser) orExpr() Expr {
 	start := p.tok.pos
 	l := p.andExpr()
+	defer p.unwind(p.depth)
 	for p.tok.kind == tOr {
+		p.enter()
 		p.next()
 		l = &Binary{Pos: start, Op: OpOr, L: l, R: p.andExpr()}
 	}
@@ -620,7 +641,9 @@ func (p *parser) orExpr() Expr {
 func (p *parser) andExpr() Expr {
 	start := p.tok.pos
 	l := p.relExpr()
+	defer p.unwind(p.depth)
 	for p.tok.kind == tAnd {
+		p.enter()
 		p.next()
 		l = &Binary{Pos: start, Op: OpAnd, L: l, R: p.relExpr()}
 	}
@@ -651,7 +674,9 @@ func (p *parser) relExpr() Expr {
 func (p *parser) addExpr() Expr {
 	start := p.tok.pos
 	l := p.mulExpr()
+	defer p.unwind(p.depth)
 	for p.tok.kind == tAdd || p.tok.kind == tSub {
+		p.enter()
 		op := OpAdd
 		if p.tok.kind == tSub {
 			op = OpSub
@@ -665,7 +690,9 @@ func (p *parser) addExpr() Expr {
 func (p *parser) mulExpr() Expr {
 	start := p.tok.pos
 	l := p.unary()
+	defer p.unwind(p.depth)
 	for p.tok.kind == tMul || p.tok.kind == tDiv {
+		p.enter()
 		op := OpMul
 		if p.tok.kind == tDiv {
 			op = OpDiv
@@ -704,6 +731,7 @@ func (p *parser) postfix() Expr {
 // start. A bare name that no postfix follows and that is a constant
 // declared before, and not a name of this statement, becomes its value.
 func (p *parser) postfixOps(start Pos, x Expr) Expr {
+	defer p.unwind(p.depth)
 	applied := false
 	for {
 		switch p.tok.kind {
@@ -737,6 +765,7 @@ func (p *parser) postfixOps(start Pos, x Expr) Expr {
 			return x
 		}
 		applied = true
+		p.enter()
 	}
 }
 
