@@ -150,6 +150,12 @@ demo: deps build
 	gcc -g -O1 -Iinclude -o out/overflow testdata/programs/overflow.c
 	bin/record -q -o out/overflow.trace -- out/overflow > /dev/null
 	bin/analyze mg --overflow out/overflow.trace | tail -3 || true
+	@echo '== which statement corrupted the quad tree? testdata/programs/ds/qdtree.c built with FAULT=1'
+	@echo '   (seed 002 Figure 1: split() stores NULL into a child pointer), recorded, then analyze locate'
+	@echo '   with testdata/programs/ds/qdtree.spec (exit status 1: faults found):'
+	gcc -g -O1 -fno-omit-frame-pointer -Iinclude -DFAULT=1 -o out/qdtree testdata/programs/ds/qdtree.c
+	bin/record -q -o out/qdtree.trace -- out/qdtree > /dev/null 2>&1 || true # the faulty program gives up (exit 3) once the tree is broken
+	bin/analyze locate out/qdtree.trace testdata/programs/ds/qdtree.spec; test $$? -eq 1
 
 fuzz:
 	$(GO) test ./schema -run XXX -fuzz FuzzReader -fuzztime $(FUZZTIME)
