@@ -132,6 +132,16 @@ func loadSession(e *env, args []string) (string, *locate.Session, *locate.Run, *
 	if err != nil {
 		return "", nil, nil, nil, err
 	}
+	if run.Graph.Stats.AllocatorFns == 0 {
+		fmt.Fprintf(e.stderr, "analyze: warning: %s: no call of a known allocator function (malloc, free, new, ...) was found, so no block can be checked\n", oneLine(tracePath))
+	} else {
+		bound := ses.Bound()
+		for _, t := range s.Types {
+			if bound[t.Name] == 0 {
+				fmt.Fprintf(e.stderr, "analyze: warning: %s: no block of the run is bound to type %s (by its ALLOC sites, or by sizeof(struct %s)); its constraints hold trivially\n", oneLine(s.File), t.Name, t.Name)
+			}
+		}
+	}
 	return tracePath, ses, run, s, nil
 }
 

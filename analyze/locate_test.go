@@ -20,7 +20,7 @@ func TestCheckAndLocateText(t *testing.T) {
 		{"locate_cycle.golden", []string{"locate", "--source", "..", tracesDir + "specsem-cycle.trace", "testdata/specsem_cycle.spec"}, 1},
 		{"locate_wild.golden", []string{"locate", "--source", "..", tracesDir + "specsem-wild.trace", "testdata/specsem_wild.spec"}, 1},
 		{"check_clean.golden", []string{"check", tracesDir + "specsem-wild.trace", "testdata/specsem_degrees.spec"}, 0},
-		{"locate_clean.golden", []string{"locate", tracesDir + "specsem-cycle.trace", "testdata/specsem_wild.spec"}, 0},
+		{"locate_clean.golden", []string{"locate", tracesDir + "specsem-wild.trace", "testdata/specsem_degrees.spec"}, 0},
 	} {
 		t.Run(tc.golden, func(t *testing.T) {
 			out, errOut, status := runAnalyze(t, tc.args...)
@@ -123,5 +123,13 @@ func TestSpecErrors(t *testing.T) {
 		if status != 2 || out != "" || strings.Count(errOut, "\n") != 1 || !strings.HasPrefix(errOut, "analyze: ") {
 			t.Errorf("%v: status %d, stdout %q, stderr %q", args, status, out, errOut)
 		}
+	}
+}
+
+// TestUnboundTypeWarning: a spec type no block is bound to is warned about.
+func TestUnboundTypeWarning(t *testing.T) {
+	_, errOut, status := runAnalyze(t, "check", tracesDir+"specsem-cycle.trace", "testdata/specsem_wild.spec")
+	if status != 0 || !strings.Contains(errOut, "no block of the run is bound to type lnode") {
+		t.Errorf("status %d, stderr %q", status, errOut)
 	}
 }

@@ -468,5 +468,18 @@ func (s *Session) Recheck() (violations, evaluated int) {
 	return s.chk.nviol, n
 }
 
+// Bound returns the number of blocks of the whole run bound to each of
+// the spec's types, in declaration order.
+func (s *Session) Bound() map[string]int {
+	out := make(map[string]int)
+	for _, t := range s.prog.types {
+		out[t.name] = 0
+	}
+	for _, n := range s.m.all {
+		out[n.typ.name]++
+	}
+	return out
+}
+
 // Nodes returns the number of live nodes of the spec's types.
 func (s *Session) Nodes() int { return len(s.m.heads) }
