@@ -79,6 +79,7 @@ race:
 		exit 1; \
 	fi
 	CGO_ENABLED=1 $(GO) test -race ./...
+	$(GO) test -run 'TestSuite$$' ./locate/
 
 # protoc-gen-go at the version go.mod pins (it is a tool of the module).
 bin/protoc-gen-go: go.mod go.sum

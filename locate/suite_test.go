@@ -82,6 +82,11 @@ func TestSuite(t *testing.T) {
 	if testing.Short() {
 		t.Skip("records 30-odd programs")
 	}
+	if raceDetector {
+		// The checker runs on one goroutine; under the race detector the
+		// suite takes over ten minutes. make test runs it without.
+		t.Skip("the suite runs without -race (make test: go test -run TestSuite ./locate/)")
+	}
 	names := make([]string, 0, len(paperLimit))
 	for n := range paperLimit {
 		names = append(names, n)
