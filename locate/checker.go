@@ -481,7 +481,7 @@ func isExist(con *constraint, k int) bool {
 
 // cycles evaluates the acyclicity pattern X ~> Y => Y !~> X: its
 // violations are the pairs of nodes (of the variables' types) on one
-// cycle. While the graph stays acyclic, a change is checked by looking for
+// cycle (with the guard X -> Y: the edges between two nodes of one cycle). While the graph stays acyclic, a change is checked by looking for
 // a way back from each new edge's target to its source.
 func (c *checker) cycles(con *constraint) []*Inconsistency {
 	m := c.m
@@ -507,8 +507,28 @@ func (c *checker) cycles(con *constraint) []*Inconsistency {
 			}
 		}
 		sort.Slice(comp, func(i, j int) bool { return comp[i].id < comp[j].id })
+		comps := make(map[*mnode]bool, len(comp))
+		for _, n := range comp {
+			comps[n] = true
+		}
 		for _, x := range comp {
 			if x.typ != tx {
+				continue
+			}
+			if con.edgeGuard {
+				// X -> Y => Y !~> X: the edges inside the component.
+				var ys []*mnode
+				m.outEdges(x, func(y *mnode) {
+					if y.typ == ty && comps[y] && !containsNode(ys, y) {
+						ys = append(ys, y)
+					}
+				})
+				sort.Slice(ys, func(i, j int) bool { return ys[i].id < ys[j].id })
+				for _, y := range ys {
+					if len(out) < maxPairs {
+						out = append(out, newInconsistency(con, []*mnode{x, y}, 0, false, false))
+					}
+				}
 				continue
 			}
 			for _, y := range comp {
@@ -591,6 +611,15 @@ func (c *checker) components() componentSet {
 		cs.cyclic = append(cs.cyclic, cyclic)
 	})
 	return cs
+}
+
+func containsNode(l []*mnode, n *mnode) bool {
+	for _, x := range l {
+		if x == n {
+			return true
+		}
+	}
+	return false
 }
 
 // closesCycle says whether an edge out of one of the changed nodes leads

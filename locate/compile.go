@@ -35,16 +35,17 @@ type cvar struct {
 
 // constraint is a spec constraint prepared for evaluation.
 type constraint struct {
-	idx     int
-	src     *spec.Constraint
-	vars    []cvar
-	univ    []int // universal variables in enumeration order (univ[0] is the root)
-	ugen    []generator
-	exist   []int
-	egen    []generator
-	acyclic bool // X ~> Y => Y !~> X: evaluated with strongly connected components
-	strong  bool // X ~> Y with no guard (every node reaches every node): likewise
-	types   map[*nodeType]bool
+	idx       int
+	src       *spec.Constraint
+	vars      []cvar
+	univ      []int // universal variables in enumeration order (univ[0] is the root)
+	ugen      []generator
+	exist     []int
+	egen      []generator
+	acyclic   bool // X ~> Y => Y !~> X: evaluated with strongly connected components
+	edgeGuard bool // the acyclicity pattern's guard is X -> Y (only pairs with an edge)
+	strong    bool // X ~> Y with no guard (every node reaches every node): likewise
+	types     map[*nodeType]bool
 }
 
 // program is a spec compiled against one run.
@@ -253,12 +254,13 @@ func (p *program) plan(i int, c *spec.Constraint) (*constraint, error) {
 			exist = append(exist, k)
 		}
 	}
-	// The acyclicity pattern.
-	if g, ok := c.Guard.(*spec.Binary); ok && g.Op == spec.OpPath && len(con.vars) == 2 {
+	// The acyclicity pattern: X ~> Y => Y !~> X, or X -> Y => Y !~> X.
+	if g, ok := c.Guard.(*spec.Binary); ok && (g.Op == spec.OpPath || g.Op == spec.OpEdge) && len(con.vars) == 2 && c.Range == nil {
 		if b, ok := c.Body.(*spec.Binary); ok && b.Op == spec.OpNoPath {
 			x, y := identName(g.L), identName(g.R)
 			if x != "" && y != "" && x != y && identName(b.L) == y && identName(b.R) == x {
 				con.acyclic = true
+				con.edgeGuard = g.Op == spec.OpEdge
 				con.univ = []int{index[x], index[y]}
 				return con, nil
 			}

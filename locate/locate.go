@@ -189,6 +189,9 @@ func (s *Session) argsOf(e *Inconsistency) (bool, map[argKey]int64, []*mnode) {
 			}
 		}
 		switch {
+		case con.acyclic && con.edgeGuard:
+			x, y := en.nodes[con.univ[0]], en.nodes[con.univ[1]]
+			violated = pe.edge(x, y) && pe.path(y, x)
 		case con.acyclic:
 			x, y := en.nodes[con.univ[0]], en.nodes[con.univ[1]]
 			violated = pe.path(x, y) && pe.path(y, x)
