@@ -67,6 +67,7 @@ type checker struct {
 	probe    *evaluator           // evaluates single bindings with their arguments
 	dstar    []*mnode             // the nodes the last update found changed (with ancestors when attributes are used)
 	inUpdate bool                 // evaluations are incremental: dstar holds the changes
+	direct   []*mnode             // the nodes the last update found changed, without ancestors
 }
 
 func newChecker(p *program, m *Model) *checker {
@@ -119,6 +120,7 @@ func (c *checker) rootInstance(con *constraint, n *mnode) *instance {
 // last update and returns the instances it evaluated again.
 func (c *checker) update() []*instance {
 	d := c.m.takeDirty()
+	c.direct = append(c.direct[:0], d...)
 	c.dstar = c.dstar[:0]
 	if len(d) == 0 {
 		return nil
@@ -486,7 +488,7 @@ func isExist(con *constraint, k int) bool {
 func (c *checker) cycles(con *constraint) []*Inconsistency {
 	m := c.m
 	tx, ty := con.vars[con.univ[0]].typ, con.vars[con.univ[1]].typ
-	if c.inUpdate && c.acyclic[con] && !c.closesCycle(c.dstar) {
+	if c.inUpdate && c.acyclic[con] && !c.closesCycle(c.direct) {
 		return nil // still acyclic: removing edges or nodes makes no cycle, and no new edge closes one
 	}
 	// Every live typed node is read: a global instance.
@@ -625,38 +627,35 @@ func containsNode(l []*mnode, n *mnode) bool {
 // closesCycle says whether an edge out of one of the changed nodes leads
 // back to that node.
 func (c *checker) closesCycle(changed []*mnode) bool {
+	// u is on a cycle when u can be reached from u. The search goes
+	// backwards, over the edges into each node: in trees and lists that is
+	// the path to the root, where the forward search would cover the
+	// subtree.
 	m := c.m
-	seen := make(map[*mnode]uint32)
 	var queue []*mnode
-	for k, u := range changed {
+	for _, u := range changed {
 		if !u.live {
 			continue
 		}
-		mark := uint32(k + 1)
-		found := false
-		m.outEdges(u, func(v *mnode) {
-			if found {
-				return
-			}
-			queue = append(queue[:0], v)
-			seen[v] = mark
-			for len(queue) > 0 && !found {
-				n := queue[0]
-				queue = queue[1:]
-				if n == u {
-					found = true
-					return
+		m.walkGen++
+		gen := m.walkGen
+		queue = queue[:0]
+		preds := func(n *mnode) {
+			for _, r := range m.ptrs[n.head] {
+				if r.node.wmark != gen {
+					r.node.wmark = gen
+					queue = append(queue, r.node)
 				}
-				m.outEdges(n, func(t *mnode) {
-					if seen[t] != mark {
-						seen[t] = mark
-						queue = append(queue, t)
-					}
-				})
 			}
-		})
-		if found {
-			return true
+		}
+		preds(u)
+		for len(queue) > 0 {
+			n := queue[0]
+			queue = queue[1:]
+			if n == u {
+				return true
+			}
+			preds(n)
 		}
 	}
 	return false
@@ -678,67 +677,69 @@ func (c *checker) scc() [][]*mnode {
 // typed nodes, sinks first, and whether it holds a cycle.
 func (c *checker) tarjan(fn func(comp []*mnode, cyclic bool)) {
 	m := c.m
-	index := make(map[*mnode]int)
-	low := make(map[*mnode]int)
-	on := make(map[*mnode]bool)
+	// Node fields hold the search's state (tgen says which search set
+	// them): no maps, as this runs after every change for some specs.
+	m.tarjanGen++
+	gen := m.tarjanGen
+	visited := func(n *mnode) bool { return n.tgen == gen }
 	var stack []*mnode
-	next := 0
+	next := int32(0)
 	type frame struct {
 		n    *mnode
 		succ []*mnode
 		i    int
 	}
+	var succBuf []*mnode
 	succs := func(n *mnode) []*mnode {
-		var s []*mnode
-		m.outEdges(n, func(t *mnode) { s = append(s, t) })
-		return s
+		start := len(succBuf)
+		m.outEdges(n, func(t *mnode) { succBuf = append(succBuf, t) })
+		return succBuf[start:len(succBuf):len(succBuf)]
 	}
+	enter := func(n *mnode) {
+		n.tgen, n.tidx, n.tlow, n.ton = gen, next, next, true
+		next++
+		stack = append(stack, n)
+	}
+	var work []frame
 	for _, l := range m.byTyp {
 		for _, root := range l {
-			if _, ok := index[root]; ok {
+			if visited(root) {
 				continue
 			}
-			work := []frame{{n: root, succ: succs(root)}}
-			index[root], low[root] = next, next
-			next++
-			stack = append(stack, root)
-			on[root] = true
+			succBuf = succBuf[:0]
+			enter(root)
+			work = append(work[:0], frame{n: root, succ: succs(root)})
 			for len(work) > 0 {
 				f := &work[len(work)-1]
 				if f.i < len(f.succ) {
 					w := f.succ[f.i]
 					f.i++
-					if _, ok := index[w]; !ok {
-						index[w], low[w] = next, next
-						next++
-						stack = append(stack, w)
-						on[w] = true
+					if !visited(w) {
+						enter(w)
 						work = append(work, frame{n: w, succ: succs(w)})
-					} else if on[w] && index[w] < low[f.n] {
-						low[f.n] = index[w]
+					} else if w.ton && w.tidx < f.n.tlow {
+						f.n.tlow = w.tidx
 					}
 					continue
 				}
 				n := f.n
 				work = work[:len(work)-1]
 				if len(work) > 0 {
-					p := work[len(work)-1].n
-					if low[n] < low[p] {
-						low[p] = low[n]
+					if p := work[len(work)-1].n; n.tlow < p.tlow {
+						p.tlow = n.tlow
 					}
 				}
-				if low[n] != index[n] {
+				if n.tlow != n.tidx {
 					continue
 				}
-				var comp []*mnode
-				for {
-					w := stack[len(stack)-1]
-					stack = stack[:len(stack)-1]
-					on[w] = false
-					comp = append(comp, w)
-					if w == n {
-						break
-					}
+				k := len(stack) - 1
+				for stack[k] != n {
+					k--
+				}
+				comp := append([]*mnode(nil), stack[k:]...)
+				stack = stack[:k]
+				for _, w := range comp {
+					w.ton = false
 				}
 				cyclic := len(comp) > 1
 				if !cyclic {

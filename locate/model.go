@@ -54,6 +54,10 @@ type mnode struct {
 	live  bool
 	mark  uint32 // dirty-set membership (Model.gen)
 	wmark uint32 // visited by the current walk (Model.walkGen)
+	// Tarjan's search state, valid when tgen is Model.tarjanGen.
+	tgen       uint32
+	tidx, tlow int32
+	ton        bool
 }
 
 // value reads slot i (0-based): sign-extended unless it is a pointer.
@@ -101,13 +105,14 @@ type Model struct {
 	byID  []*mnode // by NodeID; nil for nodes of no type
 	all   []*mnode // every typed node, live or not
 
-	t       mgbuild.TS
-	version uint64               // bumped by every step
-	walkGen uint32               // the current walk's mark
-	heads   map[uint64]*mnode    // live nodes by head address
-	words   map[uint64]*mnode    // live nodes by the 8-byte words they cover
-	ptrs    map[uint64][]slotRef // pointer value -> the live slots holding it
-	byTyp   [][]*mnode           // live nodes per type (unordered; see liveOf)
+	t         mgbuild.TS
+	version   uint64               // bumped by every step
+	walkGen   uint32               // the current walk's mark
+	tarjanGen uint32               // the current component search's mark
+	heads     map[uint64]*mnode    // live nodes by head address
+	words     map[uint64]*mnode    // live nodes by the 8-byte words they cover
+	ptrs      map[uint64][]slotRef // pointer value -> the live slots holding it
+	byTyp     [][]*mnode           // live nodes per type (unordered; see liveOf)
 
 	ended map[mgbuild.TS][]*mnode // nodes ended by another block's creation (the trace missed their free)
 	undo  map[mgbuild.TS]uint64   // the bytes each store into a typed node overwrote
