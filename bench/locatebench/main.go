@@ -291,6 +291,7 @@ func run(cfg config, log io.Writer) error {
 		rep.rows = append(rep.rows, r)
 	}
 	rep.elapsed = time.Since(rep.start)
+	rep.endLoad = results.DescribeMachine().Load
 	text := rep.markdown()
 	fmt.Print(text)
 	if cfg.results != "" {

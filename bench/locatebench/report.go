@@ -17,6 +17,7 @@ type report struct {
 	start   time.Time
 	elapsed time.Duration
 	machine results.Machine
+	endLoad string // load average when the run ended
 	commit  string
 	rows    []*row
 }
@@ -141,7 +142,7 @@ func (rep *report) markdown() string {
 		p("> **Partial run:** %s. Run `make bench-locate` for the whole benchmark.\n\n", why)
 	}
 	p("Machine: %s.\n", rep.machine)
-	p("Load average when the run started: %s (other work on the machine slows the timings).\n\n", rep.machine.Load)
+	p("Load average when the run started: %s; when it ended: %s (other work on the machine slows the timings; the run itself adds about 1).\n\n", rep.machine.Load, rep.endLoad)
 	p("Targets: a full check of a ~%d-node structure in <= %v; an incremental re-check after one operation >= %.0fx faster than a full check at the same moment; fault location in <= %v (the paper's Table 4.2: 0.02-73 s).\n\n",
 		rep.cfg.base, fullTarget, ratioTarget, locateTarget)
 	for _, v := range rep.verdicts() {
