@@ -19,7 +19,7 @@ BENCH_RUNS ?= 3
 PROTOC_GO_OUT = protoc --plugin=protoc-gen-go=bin/protoc-gen-go \
 	--go_opt=module=$(MODULE) -I schema schema/trace.proto
 
-.PHONY: traces pgo all help deps build test fmt-check vet race check-generate generate bench bench-record bench-mg demo fuzz clean
+.PHONY: traces pgo all help deps build test fmt-check vet race check-generate generate bench bench-record bench-mg bench-locate demo fuzz clean
 
 all: build
 
@@ -33,6 +33,7 @@ help:
 	@echo 'make bench           run both benchmarks, trace then record, and update bench/RESULTS.md (BENCH_EVENTS=$(BENCH_EVENTS))'
 	@echo 'make bench-record    time record against valgrind --tool=none and native runs, update bench/RESULTS.md (BENCH_RUNS=$(BENCH_RUNS), about 4 minutes)'
 	@echo 'make bench-mg        MG++ build speed, bytes per node+edge, snapshot time, node counts; update bench/RESULTS.md'
+	@echo 'make bench-locate    constraint checking and fault location on testdata/programs/ds, Tarantula, Table 3; update bench/RESULTS.md (about 10 minutes)'
 	@echo 'make traces          re-record the small traces in testdata/traces/ that analysis tests use'
 	@echo 'make pgo             regenerate record/default.pgo, the profile bin/record is optimized with'
 	@echo 'make fuzz            fuzz the trace reader, the probe stream decoder, the graph builder and the spec parser, FUZZTIME=$(FUZZTIME) each'
@@ -51,7 +52,7 @@ build:
 
 # bin/tracegen, bin/tracebench and bin/recordbench: the synthetic trace
 # writer and the benchmarks.
-bin/tracegen bin/tracebench bin/recordbench bin/mgbench: bin/%: FORCE
+bin/tracegen bin/tracebench bin/recordbench bin/mgbench bin/locatebench: bin/%: FORCE
 	$(GO) build -buildvcs=false -o $@ ./bench/$*
 
 test: deps fmt-check vet
@@ -118,6 +119,13 @@ bench-record: build bin/recordbench
 # runs of list, tree, ls, python3 and perl (bench/mgbench).
 bench-mg: build bin/mgbench
 	bin/mgbench -results bench/RESULTS.md
+
+# Constraint checking and fault location (package locate) on the data
+# structure suite testdata/programs/ds: full and incremental check times,
+# fault location time and the statements it reports, against Tarantula and
+# the paper's Table 3 (bench/locatebench).
+bench-locate: build bin/locatebench
+	bin/locatebench -results bench/RESULTS.md
 
 # testdata/traces/*.trace: small recorded traces that analysis tests read
 # without the recorder (see testdata/traces/README.md).

@@ -17,7 +17,8 @@
    bipartite.c:LINE for the line of main where the base is complete; the
    program has no MGTRACE_CPOINT.
 
-   Usage: bipartite [SEED]   (SEED picks the xorshift64 sequence; default 1)
+   Usage: bipartite [SEED [BASE [OPS]]]   (defaults 1 1000 500: the xorshift64
+          sequence, the inserts of the base, the ops after it)
    Build: gcc -g -O1 -fno-omit-frame-pointer -I include [-DFAULT=k]
           [-DSELFCHECK] bipartite.c
 
@@ -32,10 +33,10 @@
    Faults (-DFAULT=k; each fires once, at the first chance at or after
    the given op of the second phase; the faulty store is on the line
    marked with the comment FAULT k):
-   1  bp_insert_edge, line 388: the back edge v -> u is stored as v -> v
+   1  bp_insert_edge, line 422: the back edge v -> u is stored as v -> v
       (a typo): an edge inside one side (a self-loop), and u -> v has no
       edge back. From op 100.
-   2  bp_insert_edge, line 382: the edge u -> v is stored as u -> w,
+   2  bp_insert_edge, line 416: the edge u -> v is stored as u -> w,
       where w is v's first neighbour, a vertex on u's own side: an edge
       inside one side, without an edge back, and v -> u has none either.
       From op 200. */
@@ -52,7 +53,7 @@
 #endif
 
 #define MAXDEG 8
-#define MAXV 1000 /* = BASE */
+#define MAXV 1500 /* vertices per side: MAXBASE / 2 */
 
 struct vertex {
     int side;
@@ -67,20 +68,51 @@ static int nbase;                                /* vertices in the base */
 
 /* ---- The suite's common part (the same in every program of ds/) ---- */
 
-#define BASE 1000           /* inserts that build the structure */
-#define OPS 500             /* operations of the second phase */
+#define BASE 1000           /* default number of inserts that build it */
+#define OPS 500             /* operations of the second phase, at most */
+#define MAXBASE 3000        /* the largest base size accepted */
 #define STEP_LIMIT 1000000L /* loop steps per operation before giving up */
 
 static unsigned long long rng_state;
-static int op_no = -1; /* -1 while the base is built, then 0 .. OPS-1 */
-static long steps;     /* loop steps in the current operation */
+static int n_base = BASE; /* inserts that build the structure (argv[2]) */
+static int n_ops = OPS;   /* operations of the second phase (argv[3]) */
+static int op_no = -1;    /* -1 while the base is built, then 0 .. n_ops-1 */
+static long steps;        /* loop steps in the current operation */
 
-/* seed_rng seeds the generator from argv[1] (default 1). */
+/* count_arg returns the argument arg, named what, a number from lo to hi,
+   or stops the program with exit status 2. */
+static int
+count_arg(const char *arg, const char *what, long lo, long hi)
+{
+    char *end;
+    long v = strtol(arg, &end, 10);
+
+    if (end == arg || *end != '\0' || v < lo || v > hi) {
+        fprintf(stderr, "bad %s %s: want a number from %ld to %ld\n", what,
+                arg, lo, hi);
+        exit(2);
+    }
+    return (int)v;
+}
+
+/* parse_args reads the optional arguments SEED BASE OPS: SEED seeds the
+   generator (default 1); BASE is the number of inserts that build the
+   structure (default BASE, 2 to MAXBASE); OPS is the number of operations
+   of the second phase (default and at most OPS: a run with fewer ends
+   before a fault that looks from a later op can fire). */
 static void
-seed_rng(int argc, char **argv)
+parse_args(int argc, char **argv)
 {
     unsigned long long s = argc > 1 ? strtoull(argv[1], NULL, 10) : 1;
 
+    if (argc > 4) {
+        fprintf(stderr, "usage: %s [SEED [BASE [OPS]]]\n", argv[0]);
+        exit(2);
+    }
+    if (argc > 2)
+        n_base = count_arg(argv[2], "BASE", 2, MAXBASE);
+    if (argc > 3)
+        n_ops = count_arg(argv[3], "OPS", 0, OPS);
     rng_state = s * 0x9e3779b97f4a7c15ULL + 0x2545f4914f6cdd1dULL;
     if (rng_state == 0)
         rng_state = 1;
@@ -280,6 +312,8 @@ selfcheck_summary(void)
 
 /* ---- end of the common part ---- */
 
+_Static_assert(2 * MAXV >= MAXBASE, "a side must hold half of the largest base");
+
 #ifdef SELFCHECK
 static void
 slots_of(void *p, void **slots)
@@ -446,8 +480,8 @@ main(int argc, char **argv)
     unsigned long sum = 0;
     int i, j, k, nother, degs = 0;
 
-    seed_rng(argc, argv);
-    for (i = 0; i < BASE; i++) {
+    parse_args(argc, argv);
+    for (i = 0; i < n_base; i++) {
         v = bp_add_vertex(i % 2);
         other = i % 2 ? side0 : side1;
         nother = i % 2 ? n0 : n1;
@@ -456,7 +490,7 @@ main(int argc, char **argv)
     }
     nbase = n0 + n1; /* bipartite.spec: C-point, the base is complete */
     SC("base built");
-    for (op_no = 0; op_no < OPS; op_no++) {
+    for (op_no = 0; op_no < n_ops; op_no++) {
         steps = 0;
         random_edge_op();
     }

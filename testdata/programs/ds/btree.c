@@ -16,7 +16,8 @@
    C-points: MGTRACE_CPOINT("btree") at the start and at the end of
    bt_insert and bt_delete (spec: btree.spec, which declares none).
 
-   Usage: btree [SEED]   (SEED picks the xorshift64 sequence; default 1)
+   Usage: btree [SEED [BASE [OPS]]]   (defaults 1 1000 500: the xorshift64
+          sequence, the inserts of the base, the ops after it)
    Build: gcc -g -O1 -fno-omit-frame-pointer -I include [-DFAULT=k]
           [-DSELFCHECK] btree.c
 
@@ -33,14 +34,14 @@
    Faults (-DFAULT=k; each fires once, at the first chance at or after
    the given op of the second phase; the faulty store is on the line
    marked with the comment FAULT k):
-   1  ins, line 412: when an internal node splits, the new right node's
+   1  ins, line 446: when an internal node splits, the new right node's
       first child is the node's second child instead of its third: that
       child has two parents (INDEGREE == 1 broken), the third is cut off.
       From op 100.
-   2  ins, line 391: when an internal node gains a key from a child's
+   2  ins, line 425: when an internal node gains a key from a child's
       split, its count goes up by two instead of one: three children for
       a count of 3 (OUTDEGREE == count + 1 broken). From op 200.
-   3  fix, line 455: when an internal node borrows from its left
+   3  fix, line 489: when an internal node borrows from its left
       sibling, it takes the sibling's second child instead of its third:
       that child has two parents, the third is cut off. From op 300. */
 #include <stdarg.h>
@@ -66,25 +67,56 @@ struct btree {
 static struct btree *root; /* the tree (outside the heap) */
 static int nnodes;         /* nodes allocated */
 static int nkeys;          /* keys present: keys[i] */
-static int keys[2048];
+static int keys[4096];
 static unsigned char present[KEYS / 8];
 
 /* ---- The suite's common part (the same in every program of ds/) ---- */
 
-#define BASE 1000           /* inserts that build the structure */
-#define OPS 500             /* operations of the second phase */
+#define BASE 1000           /* default number of inserts that build it */
+#define OPS 500             /* operations of the second phase, at most */
+#define MAXBASE 3000        /* the largest base size accepted */
 #define STEP_LIMIT 1000000L /* loop steps per operation before giving up */
 
 static unsigned long long rng_state;
-static int op_no = -1; /* -1 while the base is built, then 0 .. OPS-1 */
-static long steps;     /* loop steps in the current operation */
+static int n_base = BASE; /* inserts that build the structure (argv[2]) */
+static int n_ops = OPS;   /* operations of the second phase (argv[3]) */
+static int op_no = -1;    /* -1 while the base is built, then 0 .. n_ops-1 */
+static long steps;        /* loop steps in the current operation */
 
-/* seed_rng seeds the generator from argv[1] (default 1). */
+/* count_arg returns the argument arg, named what, a number from lo to hi,
+   or stops the program with exit status 2. */
+static int
+count_arg(const char *arg, const char *what, long lo, long hi)
+{
+    char *end;
+    long v = strtol(arg, &end, 10);
+
+    if (end == arg || *end != '\0' || v < lo || v > hi) {
+        fprintf(stderr, "bad %s %s: want a number from %ld to %ld\n", what,
+                arg, lo, hi);
+        exit(2);
+    }
+    return (int)v;
+}
+
+/* parse_args reads the optional arguments SEED BASE OPS: SEED seeds the
+   generator (default 1); BASE is the number of inserts that build the
+   structure (default BASE, 2 to MAXBASE); OPS is the number of operations
+   of the second phase (default and at most OPS: a run with fewer ends
+   before a fault that looks from a later op can fire). */
 static void
-seed_rng(int argc, char **argv)
+parse_args(int argc, char **argv)
 {
     unsigned long long s = argc > 1 ? strtoull(argv[1], NULL, 10) : 1;
 
+    if (argc > 4) {
+        fprintf(stderr, "usage: %s [SEED [BASE [OPS]]]\n", argv[0]);
+        exit(2);
+    }
+    if (argc > 2)
+        n_base = count_arg(argv[2], "BASE", 2, MAXBASE);
+    if (argc > 3)
+        n_ops = count_arg(argv[3], "OPS", 0, OPS);
     rng_state = s * 0x9e3779b97f4a7c15ULL + 0x2545f4914f6cdd1dULL;
     if (rng_state == 0)
         rng_state = 1;
@@ -283,6 +315,8 @@ selfcheck_summary(void)
 #endif
 
 /* ---- end of the common part ---- */
+
+_Static_assert(sizeof keys / sizeof keys[0] >= MAXBASE + OPS, "keys must hold every key");
 
 #ifdef SELFCHECK
 static void
@@ -604,12 +638,12 @@ main(int argc, char **argv)
     unsigned long sum = 0;
     int i, walked = 0;
 
-    seed_rng(argc, argv);
-    for (i = 0; i < BASE; i++) {
+    parse_args(argc, argv);
+    for (i = 0; i < n_base; i++) {
         steps = 0;
         add_key();
     }
-    for (op_no = 0; op_no < OPS; op_no++) {
+    for (op_no = 0; op_no < n_ops; op_no++) {
         steps = 0;
         if (nkeys == 0 || rnd(2) == 0)
             add_key();

@@ -12,7 +12,8 @@
    C-points: declared in circlist.spec (CPOINT cl_insert ENTRY/EXIT,
    CPOINT cl_delete ENTRY/EXIT); the program has no MGTRACE_CPOINT.
 
-   Usage: circlist [SEED]   (SEED picks the xorshift64 sequence; default 1)
+   Usage: circlist [SEED [BASE [OPS]]]   (defaults 1 1000 500: the xorshift64
+          sequence, the inserts of the base, the ops after it)
    Build: gcc -g -O1 -fno-omit-frame-pointer -I include [-DFAULT=k]
           [-DSELFCHECK] circlist.c
 
@@ -28,15 +29,15 @@
    Faults (-DFAULT=k; each fires once, at the first chance at or after
    the given op of the second phase; the faulty store is on the line
    marked with the comment FAULT k):
-   1  cl_insert, line 406: the new node n (already pointing at q, the
+   1  cl_insert, line 438: the new node n (already pointing at q, the
       successor of p) is linked from q instead of p (q->next = n): q's
       old successor loses its only predecessor (INDEGREE 0), q has two
       (p and n), the circle is broken. From op 100.
-   2  cl_delete, line 434: unlinking the node d after p skips one node
+   2  cl_delete, line 466: unlinking the node d after p skips one node
       too many (p->next = d->next->next): the skipped node and p both
       point at the node after it (INDEGREE 2); once d is freed the skipped
       node has no predecessor. From op 200.
-   3  cl_insert, line 401: the new node points back at p instead of q
+   3  cl_insert, line 433: the new node points back at p instead of q
       (n->next = p): p and n form a two-node cycle, p has two
       predecessors, q none. From op 300. */
 #include <stdarg.h>
@@ -63,20 +64,51 @@ static int count;          /* nodes in the list */
 
 /* ---- The suite's common part (the same in every program of ds/) ---- */
 
-#define BASE 1000           /* inserts that build the structure */
-#define OPS 500             /* operations of the second phase */
+#define BASE 1000           /* default number of inserts that build it */
+#define OPS 500             /* operations of the second phase, at most */
+#define MAXBASE 3000        /* the largest base size accepted */
 #define STEP_LIMIT 1000000L /* loop steps per operation before giving up */
 
 static unsigned long long rng_state;
-static int op_no = -1; /* -1 while the base is built, then 0 .. OPS-1 */
-static long steps;     /* loop steps in the current operation */
+static int n_base = BASE; /* inserts that build the structure (argv[2]) */
+static int n_ops = OPS;   /* operations of the second phase (argv[3]) */
+static int op_no = -1;    /* -1 while the base is built, then 0 .. n_ops-1 */
+static long steps;        /* loop steps in the current operation */
 
-/* seed_rng seeds the generator from argv[1] (default 1). */
+/* count_arg returns the argument arg, named what, a number from lo to hi,
+   or stops the program with exit status 2. */
+static int
+count_arg(const char *arg, const char *what, long lo, long hi)
+{
+    char *end;
+    long v = strtol(arg, &end, 10);
+
+    if (end == arg || *end != '\0' || v < lo || v > hi) {
+        fprintf(stderr, "bad %s %s: want a number from %ld to %ld\n", what,
+                arg, lo, hi);
+        exit(2);
+    }
+    return (int)v;
+}
+
+/* parse_args reads the optional arguments SEED BASE OPS: SEED seeds the
+   generator (default 1); BASE is the number of inserts that build the
+   structure (default BASE, 2 to MAXBASE); OPS is the number of operations
+   of the second phase (default and at most OPS: a run with fewer ends
+   before a fault that looks from a later op can fire). */
 static void
-seed_rng(int argc, char **argv)
+parse_args(int argc, char **argv)
 {
     unsigned long long s = argc > 1 ? strtoull(argv[1], NULL, 10) : 1;
 
+    if (argc > 4) {
+        fprintf(stderr, "usage: %s [SEED [BASE [OPS]]]\n", argv[0]);
+        exit(2);
+    }
+    if (argc > 2)
+        n_base = count_arg(argv[2], "BASE", 2, MAXBASE);
+    if (argc > 3)
+        n_ops = count_arg(argv[3], "OPS", 0, OPS);
     rng_state = s * 0x9e3779b97f4a7c15ULL + 0x2545f4914f6cdd1dULL;
     if (rng_state == 0)
         rng_state = 1;
@@ -450,12 +482,12 @@ main(int argc, char **argv)
     unsigned long sum = 0;
     int i, walked = 0;
 
-    seed_rng(argc, argv);
-    for (i = 0; i < BASE; i++) {
+    parse_args(argc, argv);
+    for (i = 0; i < n_base; i++) {
         steps = 0;
         cl_insert((int)rnd(KEYS), count > 0 ? (int)rnd((unsigned)count) : 0);
     }
-    for (op_no = 0; op_no < OPS; op_no++) {
+    for (op_no = 0; op_no < n_ops; op_no++) {
         steps = 0;
         if (count <= 1 || rnd(2) == 0)
             cl_insert((int)rnd(KEYS), count > 0 ? (int)rnd((unsigned)count) : 0);

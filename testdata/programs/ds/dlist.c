@@ -11,7 +11,8 @@
    C-points: MGTRACE_CPOINT("dnode") at the start and at the end of
    dl_insert and dl_delete (spec: dlist.spec, which declares none).
 
-   Usage: dlist [SEED]   (SEED picks the xorshift64 sequence; default 1)
+   Usage: dlist [SEED [BASE [OPS]]]   (defaults 1 1000 500: the xorshift64
+          sequence, the inserts of the base, the ops after it)
    Build: gcc -g -O1 -fno-omit-frame-pointer -I include [-DFAULT=k]
           [-DSELFCHECK] dlist.c
 
@@ -27,14 +28,14 @@
    Faults (-DFAULT=k; each fires once, at the first chance at or after
    the given op of the second phase; the faulty store is on the line
    marked with the comment FAULT k):
-   1  dl_insert, line 351: the new node n, to go between a and b, gets
+   1  dl_insert, line 383: the new node n, to go between a and b, gets
       next = b->next instead of b: n points at b's successor c, which
       does not point back (X -> Y => Y -> X broken for n -> c). From op
       100.
-   2  dl_delete, line 389: unlinking d from between a and b sets
+   2  dl_delete, line 421: unlinking d from between a and b sets
       b->prev = a->prev instead of a: b points at a's predecessor, which
       does not point back. From op 200.
-   3  dl_insert, line 359: the new node is linked from a's predecessor
+   3  dl_insert, line 391: the new node is linked from a's predecessor
       (a->prev->next = n) instead of from a: that node points at n, which
       does not point back, and a's own links are left one-sided. From
       op 300. */
@@ -63,20 +64,51 @@ static int count;          /* nodes in the list */
 
 /* ---- The suite's common part (the same in every program of ds/) ---- */
 
-#define BASE 1000           /* inserts that build the structure */
-#define OPS 500             /* operations of the second phase */
+#define BASE 1000           /* default number of inserts that build it */
+#define OPS 500             /* operations of the second phase, at most */
+#define MAXBASE 3000        /* the largest base size accepted */
 #define STEP_LIMIT 1000000L /* loop steps per operation before giving up */
 
 static unsigned long long rng_state;
-static int op_no = -1; /* -1 while the base is built, then 0 .. OPS-1 */
-static long steps;     /* loop steps in the current operation */
+static int n_base = BASE; /* inserts that build the structure (argv[2]) */
+static int n_ops = OPS;   /* operations of the second phase (argv[3]) */
+static int op_no = -1;    /* -1 while the base is built, then 0 .. n_ops-1 */
+static long steps;        /* loop steps in the current operation */
 
-/* seed_rng seeds the generator from argv[1] (default 1). */
+/* count_arg returns the argument arg, named what, a number from lo to hi,
+   or stops the program with exit status 2. */
+static int
+count_arg(const char *arg, const char *what, long lo, long hi)
+{
+    char *end;
+    long v = strtol(arg, &end, 10);
+
+    if (end == arg || *end != '\0' || v < lo || v > hi) {
+        fprintf(stderr, "bad %s %s: want a number from %ld to %ld\n", what,
+                arg, lo, hi);
+        exit(2);
+    }
+    return (int)v;
+}
+
+/* parse_args reads the optional arguments SEED BASE OPS: SEED seeds the
+   generator (default 1); BASE is the number of inserts that build the
+   structure (default BASE, 2 to MAXBASE); OPS is the number of operations
+   of the second phase (default and at most OPS: a run with fewer ends
+   before a fault that looks from a later op can fire). */
 static void
-seed_rng(int argc, char **argv)
+parse_args(int argc, char **argv)
 {
     unsigned long long s = argc > 1 ? strtoull(argv[1], NULL, 10) : 1;
 
+    if (argc > 4) {
+        fprintf(stderr, "usage: %s [SEED [BASE [OPS]]]\n", argv[0]);
+        exit(2);
+    }
+    if (argc > 2)
+        n_base = count_arg(argv[2], "BASE", 2, MAXBASE);
+    if (argc > 3)
+        n_ops = count_arg(argv[3], "OPS", 0, OPS);
     rng_state = s * 0x9e3779b97f4a7c15ULL + 0x2545f4914f6cdd1dULL;
     if (rng_state == 0)
         rng_state = 1;
@@ -403,12 +435,12 @@ main(int argc, char **argv)
     unsigned long sum = 0;
     int i, walked = 0;
 
-    seed_rng(argc, argv);
-    for (i = 0; i < BASE; i++) {
+    parse_args(argc, argv);
+    for (i = 0; i < n_base; i++) {
         steps = 0;
         dl_insert((int)rnd(KEYS), (int)rnd((unsigned)count + 1));
     }
-    for (op_no = 0; op_no < OPS; op_no++) {
+    for (op_no = 0; op_no < n_ops; op_no++) {
         steps = 0;
         if (count == 0 || rnd(2) == 0)
             dl_insert((int)rnd(KEYS), (int)rnd((unsigned)count + 1));

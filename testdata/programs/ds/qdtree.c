@@ -19,7 +19,8 @@
    qd_insert and qd_delete, as in the paper's Figure 1 (spec:
    qdtree.spec, which declares none).
 
-   Usage: qdtree [SEED]   (SEED picks the xorshift64 sequence; default 1)
+   Usage: qdtree [SEED [BASE [OPS]]]   (defaults 1 1000 500: the xorshift64
+          sequence, the inserts of the base, the ops after it)
    Build: gcc -g -O1 -fno-omit-frame-pointer -I include [-DFAULT=k]
           [-DSELFCHECK] qdtree.c
 
@@ -37,12 +38,12 @@
    Faults (-DFAULT=k; each fires once, at the first chance at or after
    the given op of the second phase; the faulty store is on the line
    marked with the comment FAULT k):
-   1  split, line 424: the paper's fault (seed 002 Figure 1 line 40):
+   1  split, line 458: the paper's fault (seed 002 Figure 1 line 40):
       while a node is split, its parent's child[0] (a sibling of the
       node) is set to NULL, so the parent has three children
       (X -> Y => X.OUTDEGREE == 4 broken for its three edges) and the
       sibling's subtree is cut off. From op 100.
-   2  qd_delete, line 498: instead of emptying the leaf that holds the
+   2  qd_delete, line 532: instead of emptying the leaf that holds the
       deleted point (leaf->point = NULL), the leaf's slot in its parent is
       set to NULL: the parent has three children. From op 200. */
 #include <stdarg.h>
@@ -58,7 +59,7 @@
 #endif
 
 #define SIZE 1024     /* the side of the square the tree covers */
-#define MAXPOINTS 2048
+#define MAXPOINTS 4096 /* at least MAXBASE + OPS */
 #define MAXDEPTH 16
 
 struct pt {
@@ -80,20 +81,51 @@ static unsigned char present[SIZE * SIZE / 8];
 
 /* ---- The suite's common part (the same in every program of ds/) ---- */
 
-#define BASE 1000           /* inserts that build the structure */
-#define OPS 500             /* operations of the second phase */
+#define BASE 1000           /* default number of inserts that build it */
+#define OPS 500             /* operations of the second phase, at most */
+#define MAXBASE 3000        /* the largest base size accepted */
 #define STEP_LIMIT 1000000L /* loop steps per operation before giving up */
 
 static unsigned long long rng_state;
-static int op_no = -1; /* -1 while the base is built, then 0 .. OPS-1 */
-static long steps;     /* loop steps in the current operation */
+static int n_base = BASE; /* inserts that build the structure (argv[2]) */
+static int n_ops = OPS;   /* operations of the second phase (argv[3]) */
+static int op_no = -1;    /* -1 while the base is built, then 0 .. n_ops-1 */
+static long steps;        /* loop steps in the current operation */
 
-/* seed_rng seeds the generator from argv[1] (default 1). */
+/* count_arg returns the argument arg, named what, a number from lo to hi,
+   or stops the program with exit status 2. */
+static int
+count_arg(const char *arg, const char *what, long lo, long hi)
+{
+    char *end;
+    long v = strtol(arg, &end, 10);
+
+    if (end == arg || *end != '\0' || v < lo || v > hi) {
+        fprintf(stderr, "bad %s %s: want a number from %ld to %ld\n", what,
+                arg, lo, hi);
+        exit(2);
+    }
+    return (int)v;
+}
+
+/* parse_args reads the optional arguments SEED BASE OPS: SEED seeds the
+   generator (default 1); BASE is the number of inserts that build the
+   structure (default BASE, 2 to MAXBASE); OPS is the number of operations
+   of the second phase (default and at most OPS: a run with fewer ends
+   before a fault that looks from a later op can fire). */
 static void
-seed_rng(int argc, char **argv)
+parse_args(int argc, char **argv)
 {
     unsigned long long s = argc > 1 ? strtoull(argv[1], NULL, 10) : 1;
 
+    if (argc > 4) {
+        fprintf(stderr, "usage: %s [SEED [BASE [OPS]]]\n", argv[0]);
+        exit(2);
+    }
+    if (argc > 2)
+        n_base = count_arg(argv[2], "BASE", 2, MAXBASE);
+    if (argc > 3)
+        n_ops = count_arg(argv[3], "OPS", 0, OPS);
     rng_state = s * 0x9e3779b97f4a7c15ULL + 0x2545f4914f6cdd1dULL;
     if (rng_state == 0)
         rng_state = 1;
@@ -292,6 +324,8 @@ selfcheck_summary(void)
 #endif
 
 /* ---- end of the common part ---- */
+
+_Static_assert(MAXPOINTS >= MAXBASE + OPS, "the point arrays must hold every point");
 
 #ifdef SELFCHECK
 static void
@@ -583,12 +617,12 @@ main(int argc, char **argv)
     unsigned long sum = 0;
     int i, reached = 0;
 
-    seed_rng(argc, argv);
-    for (i = 0; i < BASE; i++) {
+    parse_args(argc, argv);
+    for (i = 0; i < n_base; i++) {
         steps = 0;
         add_point();
     }
-    for (op_no = 0; op_no < OPS; op_no++) {
+    for (op_no = 0; op_no < n_ops; op_no++) {
         steps = 0;
         if (npoints == 0 || rnd(2) == 0)
             add_point();
