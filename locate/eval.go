@@ -116,9 +116,11 @@ type evaluator struct {
 
 // reachSet is the nodes reachable from one node, in visiting order.
 type reachSet struct {
-	set   map[*mnode]bool
+	set   []uint64 // bit k: the typed node with index k (mnode.idx)
 	order []*mnode
 }
+
+func (rs *reachSet) has(n *mnode) bool { return rs.set[n.idx/64]&(1<<(n.idx%64)) != 0 }
 
 func newEvaluator(m *Model, consts map[string]int64, attrs map[string][]*attrDef) *evaluator {
 	return &evaluator{m: m, consts: consts, attrs: attrs, memo: make(map[attrKey]*attrCell), rmark: make(map[*mnode]uint32)}
@@ -386,7 +388,7 @@ func (ev *evaluator) path(a, b *mnode) bool {
 	found := false
 	if ev.cacheReach {
 		rs := ev.reachFrom(a)
-		found = rs.set[b]
+		found = rs.has(b)
 		if ev.quiet == 0 && !ev.noReads {
 			ev.read(a)
 			for _, n := range rs.order {
@@ -424,10 +426,10 @@ func (ev *evaluator) reachFrom(a *mnode) *reachSet {
 	if rs, ok := ev.reach[a]; ok {
 		return rs
 	}
-	rs := &reachSet{set: make(map[*mnode]bool)}
+	rs := &reachSet{set: make([]uint64, (len(ev.m.all)+63)/64)}
 	ev.quiet++
 	ev.walk(a, func(n *mnode) bool {
-		rs.set[n] = true
+		rs.set[n.idx/64] |= 1 << (n.idx % 64)
 		rs.order = append(rs.order, n)
 		return true
 	})

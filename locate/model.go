@@ -47,6 +47,7 @@ type slotRef struct {
 
 // mnode is a typed node of the model: a block of one of the spec's types.
 type mnode struct {
+	idx   int // position in Model.all
 	id    mgbuild.NodeID
 	typ   *nodeType
 	head  uint64
@@ -147,7 +148,7 @@ func newModel(run *Run, types []*nodeType, typeOf func(n *mgbuild.Node) *nodeTyp
 		if size > 1<<20 {
 			size = 1 << 20 // a typed node's bytes are kept; bound them
 		}
-		mn := &mnode{id: n.ID, typ: t, head: n.Head, mem: make([]byte, size)}
+		mn := &mnode{idx: len(m.all), id: n.ID, typ: t, head: n.Head, mem: make([]byte, size)}
 		m.byID[n.ID] = mn
 		m.all = append(m.all, mn)
 		if n.Ended != 0 {
