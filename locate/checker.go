@@ -627,35 +627,63 @@ func containsNode(l []*mnode, n *mnode) bool {
 // closesCycle says whether an edge out of one of the changed nodes leads
 // back to that node.
 func (c *checker) closesCycle(changed []*mnode) bool {
-	// u is on a cycle when u can be reached from u. The search goes
-	// backwards, over the edges into each node: in trees and lists that is
-	// the path to the root, where the forward search would cover the
-	// subtree.
+	// u is on a cycle when u can be reached from u: a search forward from
+	// u's successors and one backward from u's predecessors, each
+	// expanding one node in turn, meet. Whichever side runs out first
+	// proves there is no cycle: in a list that is the shorter way to an
+	// end, in a tree the way to the root.
 	m := c.m
-	var queue []*mnode
 	for _, u := range changed {
 		if !u.live {
 			continue
 		}
 		m.walkGen++
-		gen := m.walkGen
-		queue = queue[:0]
-		preds := func(n *mnode) {
-			for _, r := range m.ptrs[n.head] {
-				if r.node.wmark != gen {
-					r.node.wmark = gen
-					queue = append(queue, r.node)
+		fwd := m.walkGen
+		m.walkGen++
+		bwd := m.walkGen
+		var fq, bq []*mnode
+		hit := false
+		m.outEdges(u, func(v *mnode) {
+			if v == u {
+				hit = true
+			}
+			if v.wmark != fwd {
+				v.wmark = fwd
+				fq = append(fq, v)
+			}
+		})
+		for _, r := range m.ptrs[u.head] {
+			if n := r.node; n.bmark != bwd {
+				n.bmark = bwd
+				hit = hit || n.wmark == fwd
+				bq = append(bq, n)
+			}
+		}
+		for !hit && len(fq) > 0 && len(bq) > 0 {
+			if len(fq) <= len(bq) {
+				n := fq[0]
+				fq = fq[1:]
+				m.outEdges(n, func(t *mnode) {
+					if t.wmark != fwd {
+						t.wmark = fwd
+						hit = hit || t.bmark == bwd || t == u
+						fq = append(fq, t)
+					}
+				})
+			} else {
+				n := bq[0]
+				bq = bq[1:]
+				for _, r := range m.ptrs[n.head] {
+					if t := r.node; t.bmark != bwd {
+						t.bmark = bwd
+						hit = hit || t.wmark == fwd || t == u
+						bq = append(bq, t)
+					}
 				}
 			}
 		}
-		preds(u)
-		for len(queue) > 0 {
-			n := queue[0]
-			queue = queue[1:]
-			if n == u {
-				return true
-			}
-			preds(n)
+		if hit {
+			return true
 		}
 	}
 	return false

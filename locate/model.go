@@ -55,6 +55,7 @@ type mnode struct {
 	live  bool
 	mark  uint32 // dirty-set membership (Model.gen)
 	wmark uint32 // visited by the current walk (Model.walkGen)
+	bmark uint32 // visited by the backward half of a cycle search (Model.walkGen)
 	// Tarjan's search state, valid when tgen is Model.tarjanGen.
 	tgen       uint32
 	tidx, tlow int32
