@@ -232,6 +232,9 @@ func identName(e spec.Expr) string {
 // others), and how each is enumerated.
 func (p *program) plan(i int, c *spec.Constraint) (*constraint, error) {
 	con := &constraint{idx: i, src: c, types: make(map[*nodeType]bool)}
+	if r := c.Range; r != nil && (r.From > r.To || uint64(r.To-r.From) >= spec.MaxRange) {
+		return nil, fmt.Errorf("constraint %d: range %d to %d is empty or longer than %d", c.Index, r.From, r.To, spec.MaxRange)
+	}
 	index := make(map[string]int)
 	for _, v := range c.Vars {
 		t := p.byName[v.Type]

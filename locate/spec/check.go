@@ -7,6 +7,10 @@ import (
 	"strings"
 )
 
+// MaxRange is the most iterations an intra-node constraint's loop may
+// run per node (no node has more slots than that).
+const MaxRange = 1 << 20
+
 // Check validates a parsed spec: names (types, constants, attributes,
 // variables) declared once and before use where order matters, types
 // that agree with the program's struct layouts, field indexes in range,
@@ -324,6 +328,8 @@ func (c *checker) checkConstraint(k *Constraint) {
 		}
 		if r.From > r.To {
 			c.errorf(r.Pos, "empty range %d to %d: the loop runs from the first bound up to the second, both included", r.From, r.To)
+		} else if uint64(r.To-r.From) >= MaxRange {
+			c.errorf(r.Pos, "range %d to %d runs %d times or more; at most %d iterations are checked per node", r.From, r.To, uint64(MaxRange), uint64(MaxRange))
 		}
 	}
 	if k.Guard != nil {
