@@ -133,3 +133,16 @@ func TestUnboundTypeWarning(t *testing.T) {
 		t.Errorf("status %d, stderr %q", status, errOut)
 	}
 }
+
+// TestLocateAtCrash: a run that crashed is checked at its crash, and the
+// store that planted the bad pointer is found (wild.c's CORRUPT line).
+func TestLocateAtCrash(t *testing.T) {
+	out, errOut, status := runAnalyze(t, "locate", tracesDir+"wild.trace", "testdata/wild_slot.spec")
+	if status != 1 || errOut != "" {
+		t.Fatalf("status %d, stderr %q\n%s", status, errOut, out)
+	}
+	want := "1. testdata/programs/wild.c:" + itoa(testprog.Line(t, "wild", "/* CORRUPT */")) + ": corrupt"
+	if !strings.Contains(out, "first C-point with violations: crash (signal 11)") || !strings.Contains(out, want) || strings.Contains(out, "\n2. ") {
+		t.Errorf("want the crash C-point and %q alone in:\n%s", want, out)
+	}
+}
