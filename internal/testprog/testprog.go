@@ -268,10 +268,16 @@ func cacheKey(root, src, name string, args []string, cfg config, version string)
 		return "", err
 	}
 	field(string(data))
+	// The client header and the headers beside the program (ds/suite.h).
 	headers, err := filepath.Glob(filepath.Join(root, "include", "*.h"))
 	if err != nil {
 		return "", err
 	}
+	local, err := filepath.Glob(filepath.Join(filepath.Dir(src), "*.h"))
+	if err != nil {
+		return "", err
+	}
+	headers = append(headers, local...)
 	sort.Strings(headers)
 	for _, hdr := range headers {
 		data, err := os.ReadFile(hdr)
