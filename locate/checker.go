@@ -44,6 +44,9 @@ type instance struct {
 	all   bool // it read every node of its constraint's types (global, or a variable enumerated over all nodes)
 	viol  []*Inconsistency
 	dead  bool
+	// inGlobal says the instance is in checker.global (re-evaluated on any
+	// change to its types).
+	inGlobal bool
 }
 
 // reader is an instance that read a node, as of an evaluation.
@@ -92,7 +95,7 @@ func (c *checker) full() {
 	c.acyclic = make(map[*constraint]bool)
 	for _, con := range c.p.cons {
 		if con.acyclic || con.strong {
-			in := &instance{con: con, all: true}
+			in := &instance{con: con, all: true, inGlobal: true}
 			c.global = append(c.global, in)
 			c.evaluate(in)
 			continue
@@ -146,19 +149,13 @@ func (c *checker) update() []*instance {
 	dirtyTypes := make(map[*nodeType]bool)
 	for _, n := range dstar {
 		dirtyTypes[n.typ] = true
-		rs := c.readers[n]
-		k := 0
-		for _, r := range rs {
-			if r.gen == r.in.gen && !r.in.dead {
-				rs[k] = r
-				k++
-				add(r.in)
-			}
-		}
-		if k == 0 {
+		if rs := current(c.readers[n]); len(rs) == 0 {
 			delete(c.readers, n)
 		} else {
-			c.readers[n] = rs[:k]
+			c.readers[n] = rs
+			for _, r := range rs {
+				add(r.in)
+			}
 		}
 		if n.live {
 			for _, con := range c.p.cons {
@@ -238,13 +235,8 @@ func (c *checker) evaluate(in *instance) {
 	}
 	c.nviol += len(in.viol)
 	if in.all && in.root != nil {
-		found := false
-		for _, g := range c.global {
-			if g == in {
-				found = true
-			}
-		}
-		if !found {
+		if !in.inGlobal {
+			in.inGlobal = true
 			c.global = append(c.global, in)
 		}
 	}
@@ -263,16 +255,22 @@ func (c *checker) evaluate(in *instance) {
 func (c *checker) addReader(n *mnode, in *instance) {
 	rs := append(c.readers[n], reader{in, in.gen})
 	if k := len(rs); k >= 16 && k&(k-1) == 0 {
-		j := 0
-		for _, r := range rs {
-			if r.gen == r.in.gen && !r.in.dead {
-				rs[j] = r
-				j++
-			}
-		}
-		rs = rs[:j]
+		rs = current(rs)
 	}
 	c.readers[n] = rs
+}
+
+// current drops, in place, the entries of earlier evaluations and of
+// dead instances.
+func current(rs []reader) []reader {
+	k := 0
+	for _, r := range rs {
+		if r.gen == r.in.gen && !r.in.dead {
+			rs[k] = r
+			k++
+		}
+	}
+	return rs[:k]
 }
 
 // enumerate evaluates every binding of a constraint with root bound to
@@ -495,19 +493,7 @@ func (c *checker) cycles(con *constraint) []*Inconsistency {
 	sccs := c.scc()
 	var out []*Inconsistency
 	const maxPairs = 10000
-	for _, comp := range sccs {
-		if len(comp) == 1 {
-			n := comp[0]
-			self := false
-			m.outEdges(n, func(t *mnode) {
-				if t == n {
-					self = true
-				}
-			})
-			if !self || n.typ != tx || n.typ != ty {
-				continue
-			}
-		}
+	for _, comp := range sccs { // scc gives only components with a cycle (a self-loop for one node)
 		sort.Slice(comp, func(i, j int) bool { return comp[i].id < comp[j].id })
 		comps := make(map[*mnode]bool, len(comp))
 		for _, n := range comp {

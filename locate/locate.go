@@ -269,7 +269,7 @@ func (s *Session) Locate() (*Result, error) {
 		pend[v.inc.key] = &pending{e: v.inc, args: args, deps: depSet(v.inc, reads)}
 	}
 	faults := make(map[uint64]int) // statement pc -> index in res.Faults
-	m, g := s.m, s.run.Graph
+	m := s.m
 	for len(pend) > 0 && m.TS() > 0 {
 		t := m.TS()
 		m.Backward()
@@ -352,7 +352,6 @@ func (s *Session) Locate() (*Result, error) {
 	for _, p := range pend {
 		res.Pending = append(res.Pending, s.violation(p.e))
 	}
-	_ = g
 	res.Elapsed = time.Since(start)
 	return res, nil
 }

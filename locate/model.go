@@ -108,7 +108,6 @@ type Model struct {
 	all   []*mnode // every typed node, live or not
 
 	t         mgbuild.TS
-	version   uint64               // bumped by every step
 	walkGen   uint32               // the current walk's mark
 	tarjanGen uint32               // the current component search's mark
 	heads     map[uint64]*mnode    // live nodes by head address
@@ -121,8 +120,6 @@ type Model struct {
 	dirty []*mnode                // nodes the steps since takeDirty changed
 	spare []*mnode
 	gen   uint32
-	born  []*mnode // nodes the last Step created or revived
-	died  []*mnode // nodes the last Step freed or un-created
 }
 
 // newModel binds the run's blocks to the spec's types and returns the
@@ -187,8 +184,6 @@ func (m *Model) touch(n *mnode) {
 	}
 }
 
-func (m *Model) begin() {}
-
 // takeDirty returns the nodes the steps since the last call changed (the
 // slice is reused by the next steps) and starts a new set.
 func (m *Model) takeDirty() []*mnode {
@@ -202,7 +197,6 @@ func (m *Model) takeDirty() []*mnode {
 	}
 	m.dirty = m.spare[:0]
 	m.spare = d
-	m.born, m.died = m.born[:0], m.died[:0]
 	return d
 }
 
@@ -211,8 +205,6 @@ func (m *Model) Forward() bool {
 	if m.t >= m.g.Last() {
 		return false
 	}
-	m.begin()
-	m.version++
 	t := m.t + 1
 	op := m.g.Op(t)
 	for _, n := range m.ended[t] {
@@ -244,8 +236,6 @@ func (m *Model) Backward() bool {
 	if m.t == 0 {
 		return false
 	}
-	m.begin()
-	m.version++
 	t := m.t
 	op := m.g.Op(t)
 	switch op.Kind {
@@ -279,51 +269,38 @@ func (m *Model) Seek(t mgbuild.TS) {
 }
 
 // write stores size bytes of v at addr into whatever typed nodes cover
-// them and returns the bytes it overwrote.
+// them, marks those nodes changed, and returns the bytes it overwrote.
 func (m *Model) write(addr, v uint64, size int) (old uint64, hit bool) {
-	var prev [8]byte
-	var cur *mnode
-	var lo, hi uint64 // the range of cur's bytes written
-	for i := 0; i < size && i < 8; i++ {
-		a := addr + uint64(i)
+	size = min(size, 8)
+	// byteAt returns the node holding address a and a's offset in it.
+	byteAt := func(a uint64) (*mnode, uint64) {
 		n := m.words[a&^7]
 		if n == nil || a < n.head || a-n.head >= uint64(len(n.mem)) {
-			continue
+			return nil, 0
 		}
-		if n != cur {
-			if cur != nil {
-				m.wrote(cur, lo, hi)
-			}
-			cur, lo = n, a-n.head
+		return n, a - n.head
+	}
+	var prev, next [8]byte
+	for i := 0; i < size; i++ {
+		if n, off := byteAt(addr + uint64(i)); n != nil {
+			prev[i] = n.mem[off]
+			hit = true
 		}
-		hi = a - n.head + 1
-		prev[i] = n.mem[a-n.head]
-		hit = true
 	}
 	if !hit {
 		return 0, false
 	}
-	// Pointer slots before the write, to update the pointer index.
-	m.unindexRange(addr, size)
-	var nb [8]byte
-	binary.LittleEndian.PutUint64(nb[:], v)
-	for i := 0; i < size && i < 8; i++ {
-		a := addr + uint64(i)
-		n := m.words[a&^7]
-		if n == nil || a < n.head || a-n.head >= uint64(len(n.mem)) {
-			continue
+	m.unindexRange(addr, size) // the pointer slots as they were
+	binary.LittleEndian.PutUint64(next[:], v)
+	for i := 0; i < size; i++ {
+		if n, off := byteAt(addr + uint64(i)); n != nil {
+			n.mem[off] = next[i]
+			m.touch(n)
 		}
-		n.mem[a-n.head] = nb[i]
 	}
 	m.indexRange(addr, size)
-	if cur != nil {
-		m.wrote(cur, lo, hi)
-	}
 	return binary.LittleEndian.Uint64(prev[:]), true
 }
-
-// wrote marks a node whose bytes [lo, hi) changed.
-func (m *Model) wrote(n *mnode, lo, hi uint64) { m.touch(n) }
 
 // pointerSlotsIn calls fn for each pointer slot of the live nodes that
 // overlaps [addr, addr+size).
@@ -411,7 +388,6 @@ func (m *Model) kill(n *mnode) {
 			break
 		}
 	}
-	m.died = append(m.died, n)
 }
 
 // revive puts a node (back) into the live state.
@@ -437,7 +413,6 @@ func (m *Model) revive(n *mnode) {
 	for _, r := range m.ptrs[n.head] {
 		m.touch(r.node)
 	}
-	m.born = append(m.born, n)
 }
 
 // outEdges calls fn for each edge of n: each pointer slot holding the head

@@ -92,7 +92,7 @@ func Load(r *schema.Reader, s *spec.Spec, progress func(seq uint64)) (*Run, erro
 		if err != nil {
 			return nil, err
 		}
-		p.before(ev, b.Last(), run)
+		p.before(ev, b.Last())
 		if err := b.Add(ev); err != nil {
 			return nil, fmt.Errorf("%s: event %d: %w", r.Name(), ev.Seq, err)
 		}
@@ -110,7 +110,7 @@ func Load(r *schema.Reader, s *spec.Spec, progress func(seq uint64)) (*Run, erro
 			}
 			last = now
 		}
-		p.after(ev, b.Last(), run)
+		p.after(ev, b.Last())
 		switch ev.Kind {
 		case schema.KindExit:
 			if ev.Num != 0 {
@@ -283,7 +283,7 @@ func active(st []pfFrame, fn string) int {
 
 // before handles an event before the graph sees it: function entries are
 // C-points with the graph as it is when the call is made.
-func (p *pointFinder) before(ev *schema.Event, now mgbuild.TS, run *Run) {
+func (p *pointFinder) before(ev *schema.Event, now mgbuild.TS) {
 	if pl, ok := p.pending[ev.Thread]; ok && (ev.Kind == schema.KindBlock || ev.PC >= pl.pc || ev.Kind == schema.KindExit) {
 		delete(p.pending, ev.Thread)
 		p.points = append(p.points, Point{TS: now, Seq: pl.seq, Kind: PointLine, Label: pl.label, PC: pl.pc, Thread: ev.Thread})
@@ -310,7 +310,7 @@ func (p *pointFinder) before(ev *schema.Event, now mgbuild.TS, run *Run) {
 
 // after handles an event once the graph has seen it: function exits are
 // C-points with the graph as the function leaves it.
-func (p *pointFinder) after(ev *schema.Event, now mgbuild.TS, run *Run) {
+func (p *pointFinder) after(ev *schema.Event, now mgbuild.TS) {
 	if ev.Kind != schema.KindReturn {
 		return
 	}

@@ -293,12 +293,7 @@ func (e *Cond) Position() Pos { return e.Pos }
 func (e *Int) String() string   { return fmt.Sprint(e.Value) }
 func (e *Bool) String() string  { return fmt.Sprint(e.Value) }
 func (e *Ident) String() string { return e.Name }
-func (e *Field) String() string {
-	if _, ok := e.Node.(*Ident); ok {
-		return fmt.Sprintf("%s[%s]", e.Node, e.Index)
-	}
-	return fmt.Sprintf("%s[%s]", e.Node, e.Index)
-}
+func (e *Field) String() string { return fmt.Sprintf("%s[%s]", e.Node, e.Index) }
 func (e *Deref) String() string { return fmt.Sprintf("(%s[%s])", e.Node, e.Index) }
 func (e *Attr) String() string  { return fmt.Sprintf("%s.%s", e.Node, e.Name) }
 func (e *Unary) String() string {
