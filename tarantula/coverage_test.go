@@ -4,9 +4,7 @@ import (
 	"errors"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
@@ -287,45 +285,17 @@ func TestCoverageErrors(t *testing.T) {
 	}
 }
 
-// recordTool builds the record command into dir.
-func recordTool(t *testing.T, dir string) string {
-	t.Helper()
-	gotool, err := exec.LookPath("go")
-	if err != nil {
-		gotool = filepath.Join(runtime.GOROOT(), "bin", "go")
-		if _, err := os.Stat(gotool); err != nil {
-			t.Skipf("no go command to build record: %v", err)
-		}
-	}
-	bin := filepath.Join(dir, "record")
-	cmd := exec.Command(gotool, "build", "-o", bin, "./record")
-	cmd.Dir = testprog.Root(t)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build ./record: %v\n%s", err, out)
-	}
-	return bin
-}
-
 // TestSeededFault records testdata/programs/tarantula.c on one failing
 // and three passing inputs and ranks its statements: the seeded fault,
 // executed by the failing run alone, comes first.
 func TestSeededFault(t *testing.T) {
-	probe := testprog.Probe(t)
 	prog := testprog.Build(t, "tarantula")
-	dir := t.TempDir()
-	record := recordTool(t, dir)
-	run := func(name string, args ...string) *Coverage {
+	run := func(args ...string) *Coverage {
 		t.Helper()
-		trace := filepath.Join(dir, name+".trace")
-		cmd := exec.Command(record, append([]string{"-q", "--probe-dir", probe, "-o", trace, "--", prog}, args...)...)
-		out, err := cmd.Output()
-		if err != nil {
-			t.Fatalf("record tarantula %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-		return readCoverage(t, trace)
+		return readCoverage(t, testprog.Record(t, prog, args...))
 	}
-	fail := []*Coverage{run("fail", "2", "1", "3")}
-	pass := []*Coverage{run("pass1", "1", "2", "3"), run("pass2", "5", "2", "3"), run("pass3", "3", "2", "1")}
+	fail := []*Coverage{run("2", "1", "3")}
+	pass := []*Coverage{run("1", "2", "3"), run("5", "2", "3"), run("3", "2", "1")}
 
 	bug := testprog.Line(t, "tarantula", "/* BUG")
 	never := testprog.Line(t, "tarantula", "/* NEVER */")
