@@ -56,19 +56,20 @@ type specFlags struct {
 	format, output, source string
 }
 
-func checkSetup(fs *pflag.FlagSet) func(*env, []string) error {
-	f := &specFlags{}
-	fs.StringVar(&f.format, "format", "text", "`FORMAT` of the report: text or json")
-	fs.StringVarP(&f.output, "output", "o", "", "write the report to `FILE` instead of stdout")
-	return func(e *env, args []string) error { return runCheck(e, f, args, false) }
-}
+func checkSetup(fs *pflag.FlagSet) func(*env, []string) error { return specSetup(fs, false) }
 
-func locateSetup(fs *pflag.FlagSet) func(*env, []string) error {
+func locateSetup(fs *pflag.FlagSet) func(*env, []string) error { return specSetup(fs, true) }
+
+// specSetup defines the flags of analyze check (locate false) and analyze
+// locate.
+func specSetup(fs *pflag.FlagSet, locate bool) func(*env, []string) error {
 	f := &specFlags{}
 	fs.StringVar(&f.format, "format", "text", "`FORMAT` of the report: text or json")
 	fs.StringVarP(&f.output, "output", "o", "", "write the report to `FILE` instead of stdout")
-	fs.StringVar(&f.source, "source", ".", "`DIR` to look for source files in when the paths the trace recorded are not readable (matched by path suffix)")
-	return func(e *env, args []string) error { return runCheck(e, f, args, true) }
+	if locate {
+		fs.StringVar(&f.source, "source", ".", "`DIR` to look for source files in when the paths the trace recorded are not readable (matched by path suffix)")
+	}
+	return func(e *env, args []string) error { return runCheck(e, f, args, locate) }
 }
 
 // linesError is an error of several lines that are printed as they are
