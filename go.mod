@@ -8,6 +8,8 @@ require (
 	google.golang.org/protobuf v1.36.12
 )
 
+require golang.org/x/arch v0.22.0 // indirect
+
 require (
 	github.com/JohnCGriffin/overflow v0.0.0-20211019200055-46fa312c352c // indirect
 	github.com/andybalholm/brotli v1.0.5 // indirect
