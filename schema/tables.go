@@ -58,6 +58,9 @@ func (t *Tables) Add(m *tracepb.Tables) error {
 		if fn.FileId != 0 && t.Files[fn.FileId] == nil {
 			return fmt.Errorf("function %q: unknown file id %d", fn.Name, fn.FileId)
 		}
+		if len(fn.Code) != 0 && (fn.High < fn.Low || uint64(len(fn.Code)) != fn.High-fn.Low) {
+			return fmt.Errorf("function %q: %d code bytes for range [%#x, %#x)", fn.Name, len(fn.Code), fn.Low, fn.High)
+		}
 		t.Functions[fn.Id] = fn
 		t.funcsByAddr = nil
 	}

@@ -1062,14 +1062,21 @@ func (x *SourceFile) GetPath() string {
 
 // Function is a symbol with code: [low, high) at run-time addresses.
 type Function struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Id            uint32                 `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
-	Name          string                 `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"` // demangled when possible
-	ModuleId      uint32                 `protobuf:"varint,3,opt,name=module_id,json=moduleId,proto3" json:"module_id,omitempty"`
-	Low           uint64                 `protobuf:"varint,4,opt,name=low,proto3" json:"low,omitempty"`
-	High          uint64                 `protobuf:"varint,5,opt,name=high,proto3" json:"high,omitempty"`
-	FileId        uint32                 `protobuf:"varint,6,opt,name=file_id,json=fileId,proto3" json:"file_id,omitempty"` // where it is declared, 0 = unknown
-	Line          uint32                 `protobuf:"varint,7,opt,name=line,proto3" json:"line,omitempty"`
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	Id       uint32                 `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
+	Name     string                 `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"` // demangled when possible
+	ModuleId uint32                 `protobuf:"varint,3,opt,name=module_id,json=moduleId,proto3" json:"module_id,omitempty"`
+	Low      uint64                 `protobuf:"varint,4,opt,name=low,proto3" json:"low,omitempty"`
+	High     uint64                 `protobuf:"varint,5,opt,name=high,proto3" json:"high,omitempty"`
+	FileId   uint32                 `protobuf:"varint,6,opt,name=file_id,json=fileId,proto3" json:"file_id,omitempty"` // where it is declared, 0 = unknown
+	Line     uint32                 `protobuf:"varint,7,opt,name=line,proto3" json:"line,omitempty"`
+	// The function's machine code: the bytes of [low, high) as loaded, so the
+	// bytes at pc-low are the instruction at pc. The recorder fills it when it
+	// could read them from the module's file (not for bytes outside the file,
+	// such as .bss) and the function is at most 256 KiB; empty otherwise.
+	// Added after version 1 was defined, without changing the format version:
+	// older readers skip it.
+	Code          []byte `protobuf:"bytes,8,opt,name=code,proto3" json:"code,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1151,6 +1158,13 @@ func (x *Function) GetLine() uint32 {
 		return x.Line
 	}
 	return 0
+}
+
+func (x *Function) GetCode() []byte {
+	if x != nil {
+		return x.Code
+	}
+	return nil
 }
 
 // Instruction is one executed instruction: its place in the source and what
@@ -1826,7 +1840,7 @@ const file_trace_proto_rawDesc = "" +
 	"\n" +
 	"SourceFile\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\rR\x02id\x12\x12\n" +
-	"\x04path\x18\x02 \x01(\tR\x04path\"\x9e\x01\n" +
+	"\x04path\x18\x02 \x01(\tR\x04path\"\xb2\x01\n" +
 	"\bFunction\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\rR\x02id\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x1b\n" +
@@ -1834,7 +1848,8 @@ const file_trace_proto_rawDesc = "" +
 	"\x03low\x18\x04 \x01(\x04R\x03low\x12\x12\n" +
 	"\x04high\x18\x05 \x01(\x04R\x04high\x12\x17\n" +
 	"\afile_id\x18\x06 \x01(\rR\x06fileId\x12\x12\n" +
-	"\x04line\x18\a \x01(\rR\x04line\"\xbf\x01\n" +
+	"\x04line\x18\a \x01(\rR\x04line\x12\x12\n" +
+	"\x04code\x18\b \x01(\fR\x04code\"\xbf\x01\n" +
 	"\vInstruction\x12\x0e\n" +
 	"\x02pc\x18\x01 \x01(\x04R\x02pc\x12\x12\n" +
 	"\x04code\x18\x02 \x01(\fR\x04code\x12\x1f\n" +
