@@ -45,6 +45,14 @@
 // so the whole 8- or 16-byte stub has the name. PLT0, the header of .plt,
 // has none. A symbol of the symbol tables at the same address wins.
 //
+// Module.Code(low, high) reads a function's machine code from the file:
+// the run-time range goes back to link-time addresses through the load
+// bias, and is read from the file range of the PT_LOAD segment whose
+// file-backed part (p_filesz, so not .bss) holds it all, at most
+// MaxFunctionCode (256 KiB) bytes. Tables calls it once per function, when
+// the function is first met, and emits the function without code when it
+// fails.
+//
 // Module.StructTypes flattens the DWARF struct, union and class
 // definitions for the constraint language; see its comment for the naming
 // of slots, bit-fields, arrays (at most MaxSlots slots per type) and

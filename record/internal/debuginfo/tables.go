@@ -200,7 +200,8 @@ func (t *Tables) moduleAt(pc uint64) *tableModule {
 // AddInstruction records that the instruction at pc, whose machine code is
 // code, was executed. The first call for a pc queues an Instruction with
 // its function, file, line and column (and the function and file entries it
-// needs); later calls for the same pc do nothing. A pc outside every known
+// needs; a new function carries its whole machine code when Module.Code
+// can read it); later calls for the same pc do nothing. A pc outside every known
 // module still gets an entry, without function or line. code is copied;
 // more than 15 bytes (impossible on x86-64) are cut to 15.
 func (t *Tables) AddInstruction(pc uint64, code []byte) {
@@ -221,9 +222,12 @@ func (t *Tables) AddInstruction(pc uint64, code []byte) {
 				id = t.nextFunc
 				t.nextFunc++
 				t.funcs[key] = id
+				// Without its code (too big, not in the file, unreadable)
+				// the function is recorded all the same.
+				code, _ := tm.mod.Code(loc.Low, loc.High)
 				t.pending.Functions = append(t.pending.Functions, &tracepb.Function{
 					Id: id, Name: loc.Function, ModuleId: tm.id, Low: loc.Low, High: loc.High,
-					FileId: t.fileID(loc.DeclFile), Line: loc.DeclLine,
+					FileId: t.fileID(loc.DeclFile), Line: loc.DeclLine, Code: code,
 				})
 			}
 			in.FunctionId = id

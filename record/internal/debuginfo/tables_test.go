@@ -149,10 +149,16 @@ func TestTables(t *testing.T) {
 		fn.Line != lineOf(t, lookupSrc, "L:add3 ") || fn.FileId == 0 {
 		t.Errorf("add3 function %+v", fn)
 	}
+	// The file was deleted after AddModule: the code still comes from it.
+	if uint64(len(fn.Code)) != add3.size {
+		t.Errorf("add3 function: %d code bytes, want %d", len(fn.Code), add3.size)
+	}
 	if in := c.all.Instructions[malloc]; in == nil || in.FunctionId == 0 || c.all.Functions[in.FunctionId].ModuleId != 2 {
 		t.Errorf("malloc instruction %+v", in)
 	} else if name := c.all.Functions[in.FunctionId].Name; !contains(dynNamesAt(t, libcMap.path, malloc-libcBias(t, run)), name) {
 		t.Errorf("malloc named %q", name)
+	} else if f := c.all.Functions[in.FunctionId]; uint64(len(f.Code)) != f.High-f.Low {
+		t.Errorf("malloc function [%#x, %#x): %d code bytes", f.Low, f.High, len(f.Code))
 	}
 	for _, pc := range []uint64{0x1234, goneStart + 0x10, vdsoStart + 0x10} {
 		in := c.all.Instructions[pc]
