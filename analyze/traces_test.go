@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"io"
 	"os"
 	"path/filepath"
@@ -96,6 +97,7 @@ func checkTrace(t *testing.T, root, name, path string) {
 	if stores == 0 {
 		t.Fatalf("no store located in %s", src)
 	}
+	checkFunctionCode(t, r.Tables())
 	switch name {
 	case "cpoint":
 		if cpoints != 8 || marks != 1 {
@@ -112,6 +114,37 @@ func checkTrace(t *testing.T, root, name, path string) {
 		loc := r.Tables().Locate(signal.PC)
 		if want := testprog.Line(t, "wild", "/* FAULT */"); loc.File != src || int(loc.Line) != want {
 			t.Fatalf("signal at %s, want %s:%d", loc, src, want)
+		}
+	}
+}
+
+// checkFunctionCode checks that every function of the program's own
+// executable has its whole code (Function.code), and that every executed
+// instruction with a function that has code has the bytes at its offset in
+// that code.
+func checkFunctionCode(t *testing.T, tables *schema.Tables) {
+	t.Helper()
+	var mainFuncs int
+	for _, fn := range tables.Functions {
+		if m := tables.Modules[fn.ModuleId]; m == nil || !m.Main {
+			continue
+		}
+		mainFuncs++
+		if len(fn.Code) == 0 || uint64(len(fn.Code)) != fn.High-fn.Low {
+			t.Errorf("function %s [%#x, %#x) of the program: %d code bytes, want %d", fn.Name, fn.Low, fn.High, len(fn.Code), fn.High-fn.Low)
+		}
+	}
+	if mainFuncs == 0 {
+		t.Errorf("no function of the program in the tables")
+	}
+	for pc, in := range tables.Instructions {
+		fn := tables.Functions[in.FunctionId]
+		if fn == nil || len(fn.Code) == 0 {
+			continue
+		}
+		end := pc - fn.Low + uint64(len(in.Code))
+		if pc < fn.Low || end > uint64(len(fn.Code)) || !bytes.Equal(fn.Code[pc-fn.Low:end], in.Code) {
+			t.Errorf("instruction %#x (% x) differs from its place in %s's code", pc, in.Code, fn.Name)
 		}
 	}
 }
