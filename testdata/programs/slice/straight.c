@@ -6,7 +6,7 @@
 
    Output: `r 21 q 14 junk 404`; exit 0.
 
-   Criteria (the lines marked `//@ crit=`):
+   Criteria (each on the line whose marker names it):
    r  (`int r = f - b;`): r reads f and b. f = d + a reads d and the
       SECOND write of a (a = 5; the first write a = 3 was read only by
       the first, dead write of d, so neither `int a = 3` nor the dead
