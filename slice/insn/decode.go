@@ -261,6 +261,9 @@ func decodeLegacy(pc uint64, code []byte) (Info, error) {
 		if errors.Is(err, x86asm.ErrTruncated) {
 			return Info{}, ErrTruncated
 		}
+		if in, err2 := decodeOther(code); err2 == nil {
+			return in, nil
+		}
 		return Info{}, fmt.Errorf("%w: %v", ErrUnsupported, err)
 	}
 	if inst.Op == 0 {

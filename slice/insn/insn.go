@@ -44,8 +44,8 @@ const (
 
 // Info is what the slicer needs to know of one instruction.
 type Info struct {
-	Len   int    // length in bytes
-	Class Class  // control transfer
+	Len    int    // length in bytes
+	Class  Class  // control transfer
 	Target uint64 // absolute target of a direct Jump, CondJump or Call
 
 	// Uses are the registers whose values the instruction reads as data:

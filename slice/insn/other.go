@@ -29,6 +29,10 @@ prefixes:
 	}
 	rexR, rexX, rexB := rex&4 != 0, rex&2 != 0, rex&1 != 0
 	switch op := code[p+1]; {
+	case op == 0x01 && p+2 < len(code) && code[p+2] == 0xee: // rdpkru
+		return Info{Len: p + 3, Uses: Of(rcx, other), Defs: Of(rax, rdx)}, nil
+	case op == 0x01 && p+2 < len(code) && code[p+2] == 0xef: // wrpkru
+		return Info{Len: p + 3, Uses: Of(rax, rcx, rdx, other), Defs: Of(other)}, nil
 	case op >= 0x18 && op <= 0x1f:
 		m, err := parseModRM(code, p+2, rexR, rexX, rexB, false)
 		if err != nil {
