@@ -65,6 +65,8 @@ func commands() []*command {
 			args: "run.trace x.spec", help: checkHelp, setup: checkSetup},
 		{name: "locate", summary: "find the statements that corrupted a data structure",
 			args: "run.trace x.spec", help: locateHelp, setup: locateSetup},
+		{name: "slice", summary: "compute the backward dynamic slice of a value (Arrow, Parquet or source lines)",
+			args: "run.trace", help: sliceHelp, setup: sliceSetup},
 		{name: "tarantula", summary: "rank source statements by suspiciousness (Tarantula, Ochiai) from failing and passing runs",
 			args: "--fail FAIL.trace... [--pass PASS.trace...]", help: tarantulaHelp, setup: tarantulaSetup},
 	}

@@ -1,0 +1,310 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/mgtrace/mgtrace/internal/term"
+	"github.com/mgtrace/mgtrace/schema"
+	"github.com/mgtrace/mgtrace/slice"
+)
+
+const sliceHelp = `
+Computes the backward dynamic slice of one value of the run: every executed
+instruction instance that influenced it, through register and memory data
+dependences (byte-exact, across threads in the recorded order) and control
+dependences (each thread's branches, from the immediate post-dominators of
+control-flow graphs recovered from the trace, with the targets of indirect
+jumps taken from the run). docs/slice.md gives the rules.
+
+The criterion (--criterion) is one of:
+  FILE:LINE[#K]   the K-th execution of the line (default: the last); all it
+                  read. FILE may be a base name or a trailing part of the path.
+  seq:N           the instruction that made event N (analyze dump shows them)
+  crash           the instruction that faulted, when a signal ended the run
+Narrow it to one location with --addr or --reg: then the slice is of that
+location's value just after the criterion's last instruction.
+
+Output: an Arrow IPC file (default) or a Parquet file with one row per
+instance in the slice, its dependences in a list column (schema in
+docs/slice.md), or with --format text the distinct source lines of the
+slice in source order with how many of their instances it holds, then the
+code without line information (libc, usually) by function. Arrow and Parquet
+are binary: give -o FILE when stdout is a terminal.
+
+The slice is computed over every thread; --thread only chooses which
+threads' instances are written. --region limits how far back the slice
+goes: the instances before FROM are not searched, so dependences on them
+are cut.
+
+Exit status 0 when the slice was written, 2 for usage or input errors (no
+such line, a run that did not crash for crash, a corrupt trace). A trace cut
+short is sliced up to the cut, with a warning.`
+
+// sliceFlags are the flags of analyze slice.
+type sliceFlags struct {
+	criterion, addr, reg, region string
+	threads                      []uint
+	algorithm                    string
+	dataOnly, prune, noAddress   bool
+	depth                        int
+	maxInstances                 int
+	stats                        bool
+	format, output               string
+}
+
+// sliceSetup defines the flags of analyze slice.
+func sliceSetup(fs *pflag.FlagSet) func(*env, []string) error {
+	f := &sliceFlags{}
+	fs.StringVar(&f.criterion, "criterion", "", "slice from `C`: FILE:LINE[#K], seq:N or crash (required)")
+	fs.StringVar(&f.addr, "addr", "", "narrow the criterion to the memory at `ADDR[:SIZE]` (hex 0x... or decimal; SIZE in bytes, default 8)")
+	fs.StringVar(&f.reg, "reg", "", "narrow the criterion to register `REG` (rax..r15, eax, al, xmm0..xmm15, rflags) of the criterion's thread")
+	fs.StringVar(&f.algorithm, "algorithm", "improved", "`ALG`: improved (filtered, indexed; seed 000 Algorithm 5) or baseline (the list scan of Algorithm 4, for comparison)")
+	fs.UintSliceVar(&f.threads, "thread", nil, "write only the instances of thread `T` (repeat or comma-separate for several; the slice still follows every thread)")
+	fs.StringVar(&f.region, "region", "", "search only events `FROM..TO`: sequence numbers or MGTRACE_MARK names (NAME or NAME#K); either side may be empty")
+	fs.BoolVar(&f.dataOnly, "data-only", false, "follow data dependences only, not control dependences")
+	fs.BoolVar(&f.prune, "prune-save-restore", false, "bypass callee-saved register save/restore pairs (push/pop at a function's entry and exit that keep a register's value)")
+	fs.BoolVar(&f.noAddress, "no-address", false, "do not follow the registers that form a load's or store's address")
+	fs.IntVar(&f.depth, "depth", 0, "keep only instances at most `N` dependences from the criterion (0: no limit)")
+	fs.IntVar(&f.maxInstances, "max-instructions", 500_000_000, "refuse runs of more than `N` instruction instances (memory: about 40 bytes each); use --region for longer runs")
+	fs.BoolVar(&f.stats, "stats", false, "print the traversal's statistics and times on stderr")
+	fs.StringVar(&f.format, "format", "arrow", "`FORMAT` of the output: arrow (Arrow IPC file), parquet, or text (source lines with counts)")
+	fs.StringVarP(&f.output, "output", "o", "", "write the output to `FILE` instead of stdout")
+	return func(e *env, args []string) error { return runSlice(e, f, args) }
+}
+
+// runSlice runs analyze slice.
+func runSlice(e *env, f *sliceFlags, args []string) error {
+	if err := formatFlag(f.format, "arrow", "parquet", "text"); err != nil {
+		return err
+	}
+	if f.criterion == "" {
+		return usagef("missing --criterion (FILE:LINE[#K], seq:N or crash)")
+	}
+	crit, err := slice.ParseCriterion(f.criterion)
+	if err != nil {
+		return usagef("%v", err)
+	}
+	if f.addr != "" && f.reg != "" {
+		return usagef("--addr and --reg both given: narrow the criterion to one location")
+	}
+	if f.addr != "" {
+		a, n, err := slice.ParseAddr(f.addr)
+		if err != nil {
+			return usagef("%v", err)
+		}
+		crit.Addr, crit.Size, crit.HasAddr = a, uint64(n), true
+	}
+	if f.reg != "" {
+		reg, err := slice.ParseReg(f.reg)
+		if err != nil {
+			return usagef("%v", err)
+		}
+		crit.Reg = reg
+	}
+	var alg slice.Algorithm
+	switch f.algorithm {
+	case "improved":
+		alg = slice.Improved
+	case "baseline":
+		alg = slice.Baseline
+	default:
+		return usagef("unknown --algorithm %q (want improved or baseline)", f.algorithm)
+	}
+	if f.depth < 0 {
+		return usagef("--depth %d: want 0 (no limit) or more", f.depth)
+	}
+	if f.maxInstances < 0 {
+		return usagef("--max-instructions %d: want 0 (no limit) or more", f.maxInstances)
+	}
+	from, to, err := parseRegion(f.region)
+	if err != nil {
+		return err
+	}
+	if f.format != "text" && (f.output == "" || f.output == "-") && term.IsTerminal(e.stdout) {
+		return usagef("--format %s is binary: give -o FILE, or --format text", f.format)
+	}
+	tracePath, r, err := openTrace(args)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+
+	start := time.Now()
+	prog := newProgress(e.stderr, tracePath, r.Size())
+	opt := slice.LoadOptions{MaxInstances: f.maxInstances}
+	if crit.Kind == slice.BySeq {
+		opt.Events = []uint64{crit.Seq}
+	}
+	if prog != nil {
+		total := int64(0)
+		if ft := r.Footer(); ft != nil {
+			total = int64(ft.EventCount)
+		}
+		opt.Progress = func(seq uint64) { prog.update(int64(seq), total) }
+	}
+	run, err := slice.Load(r, opt)
+	prog.clear()
+	if err != nil {
+		return err
+	}
+	loaded := time.Now()
+	if run.Truncated() {
+		warnTruncated(e.stderr, tracePath, r.End(), "the slice covers the events before the cut")
+	}
+	point, err := run.Resolve(crit)
+	if err != nil {
+		return err
+	}
+	sopt := slice.Options{
+		Algorithm: alg, DataOnly: f.dataOnly, PruneSaveRestore: f.prune,
+		MaxDepth: f.depth, NoAddress: f.noAddress,
+	}
+	if sopt.From, err = run.RegionStart(from); err != nil {
+		return err
+	}
+	if err := run.CheckRegionEnd(point, to); err != nil {
+		return err
+	}
+	res, err := slice.Slice(run, point, sopt)
+	if err != nil {
+		return err
+	}
+	sliced := time.Now()
+	keep := make([]schema.ThreadID, len(f.threads))
+	for i, t := range f.threads {
+		keep[i] = schema.ThreadID(t)
+	}
+	if err := writeSlice(e, f, res, keep); err != nil {
+		return err
+	}
+	if f.stats {
+		st := res.Stats
+		fmt.Fprintf(e.stderr, "analyze: slice: %d instances read in %v; %s traversal %v: visited %d, tested %d, largest dependency list %d, save/restore pairs %d (bypassed %d); slice %d instances\n",
+			run.Instances(), loaded.Sub(start).Round(time.Millisecond), res.Algorithm, sliced.Sub(loaded).Round(time.Millisecond),
+			st.Visited, st.Processed, st.MaxList, run.Pairs(), st.Bypassed, len(res.Members))
+	}
+	if n := run.Undecoded(); n > 0 {
+		fmt.Fprintf(e.stderr, "analyze: warning: %d instructions could not be decoded; their register dependences are missing\n", n)
+	}
+	if n := run.Unplaced(); n > 0 {
+		fmt.Fprintf(e.stderr, "analyze: warning: %d memory events did not match an executed instruction and were left out\n", n)
+	}
+	return nil
+}
+
+// parseRegion parses --region FROM..TO.
+func parseRegion(s string) (from, to slice.Bound, err error) {
+	if s == "" {
+		return from, to, nil
+	}
+	a, b, ok := strings.Cut(s, "..")
+	if !ok {
+		return from, to, usagef("--region %q: want FROM..TO (sequence numbers or marker names; either may be empty)", s)
+	}
+	if from, err = parseBound(a); err != nil {
+		return from, to, usagef("--region %q: %v", s, err)
+	}
+	if to, err = parseBound(b); err != nil {
+		return from, to, usagef("--region %q: %v", s, err)
+	}
+	return from, to, nil
+}
+
+func parseBound(s string) (slice.Bound, error) {
+	if s == "" {
+		return slice.Bound{}, nil
+	}
+	if n, err := strconv.ParseUint(s, 10, 64); err == nil {
+		return slice.Bound{Set: true, Seq: n}, nil
+	}
+	name, k := s, 1
+	if h := strings.LastIndexByte(s, '#'); h > 0 {
+		n, err := strconv.Atoi(s[h+1:])
+		if err != nil || n < 1 {
+			return slice.Bound{}, fmt.Errorf("%q: #K needs a positive number", s)
+		}
+		name, k = s[:h], n
+	}
+	return slice.Bound{Set: true, Marker: name, K: k}, nil
+}
+
+// writeSlice writes the slice in the chosen format. The Arrow and Parquet
+// writers seek back in their file, so stdout gets them through memory.
+func writeSlice(e *env, f *sliceFlags, res *slice.Result, keep []schema.ThreadID) error {
+	if f.format == "text" {
+		out, err := openOutput(f.output, e.stdout)
+		if err != nil {
+			return err
+		}
+		var sum *slice.Summary
+		if sum, err = res.Summarize(keep); err == nil {
+			err = sum.WriteText(out)
+		}
+		return out.finish(err)
+	}
+	format := slice.Arrow
+	if f.format == "parquet" {
+		format = slice.Parquet
+	}
+	if f.output != "" && f.output != "-" {
+		file, err := os.Create(f.output)
+		if err != nil {
+			return fmt.Errorf("create output: %w", err)
+		}
+		err = res.WriteTable(file, format, keep)
+		if cerr := file.Close(); err == nil && cerr != nil {
+			err = fmt.Errorf("close %s: %w", f.output, cerr)
+		}
+		if err != nil {
+			os.Remove(f.output)
+			return fmt.Errorf("write %s: %w", f.output, err)
+		}
+		return nil
+	}
+	var buf memFile
+	if err := res.WriteTable(&buf, format, keep); err != nil {
+		return err
+	}
+	_, err := e.stdout.Write(buf.b)
+	return err
+}
+
+// memFile is an in-memory io.WriteSeeker.
+type memFile struct {
+	b   []byte
+	off int64
+}
+
+func (m *memFile) Write(p []byte) (int, error) {
+	end := m.off + int64(len(p))
+	if end > int64(len(m.b)) {
+		m.b = append(m.b, make([]byte, end-int64(len(m.b)))...)
+	}
+	copy(m.b[m.off:], p)
+	m.off = end
+	return len(p), nil
+}
+
+func (m *memFile) Seek(offset int64, whence int) (int64, error) {
+	switch whence {
+	case io.SeekStart:
+	case io.SeekCurrent:
+		offset += m.off
+	case io.SeekEnd:
+		offset += int64(len(m.b))
+	default:
+		return 0, fmt.Errorf("seek: bad whence %d", whence)
+	}
+	if offset < 0 {
+		return 0, fmt.Errorf("seek: negative position %d", offset)
+	}
+	m.off = offset
+	return offset, nil
+}

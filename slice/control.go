@@ -1,0 +1,78 @@
+package slice
+
+import (
+	"github.com/mgtrace/mgtrace/schema/tracepb"
+	"github.com/mgtrace/mgtrace/slice/insn"
+)
+
+// functionCode returns a function's machine code when the trace has it.
+func functionCode(fn *tracepb.Function) []byte { return fn.GetCode() }
+
+// cdEntry is a branch instance whose region has not ended yet.
+type cdEntry struct {
+	inst  int32
+	ipdom uint64
+}
+
+// cdFrame is one function invocation of a thread.
+type cdFrame struct {
+	entries []cdEntry
+	inherit int32 // the control-dependence parent of the call
+}
+
+// control computes every instance's dynamic control-dependence parent
+// with the online algorithm of Xin and Zhang: each thread keeps a stack of
+// branch instances per invocation; an instruction ends the regions whose
+// immediate post-dominator it is, and depends on the innermost branch left.
+// A callee's instructions depend on what its call instruction depends on.
+func (r *Run) control() {
+	branch, ipdom := r.postDominators()
+	r.cd = make([]int32, len(r.sid))
+	stacks := make([][]cdFrame, len(r.Threads))
+	for t := range stacks {
+		stacks[t] = []cdFrame{{inherit: -1}}
+	}
+	sig := 0
+	for i := range r.sid {
+		t := r.thread[i]
+		for sig < len(r.signals) && int(r.signals[sig].inst) <= i {
+			// A signal handler starts: a new invocation, dependent on
+			// nothing the program decided.
+			st := r.signals[sig].thread
+			stacks[st] = append(stacks[st], cdFrame{inherit: -1})
+			sig++
+		}
+		frames := stacks[t]
+		fr := &frames[len(frames)-1]
+		s := r.sid[i]
+		pc := r.Statics[s].PC
+		for len(fr.entries) > 0 && fr.entries[len(fr.entries)-1].ipdom == pc {
+			fr.entries = fr.entries[:len(fr.entries)-1]
+		}
+		parent := fr.inherit
+		if k := len(fr.entries); k > 0 {
+			parent = fr.entries[k-1].inst
+		}
+		r.cd[i] = parent
+		if branch[s] {
+			ip := ipdom[s]
+			if k := len(fr.entries); k > 0 && fr.entries[k-1].ipdom == ip {
+				fr.entries[k-1].inst = int32(i)
+			} else {
+				fr.entries = append(fr.entries, cdEntry{inst: int32(i), ipdom: ip})
+			}
+		}
+		switch r.Statics[s].Info.Class {
+		case insn.Call, insn.IndirectCall:
+			if len(frames) < 1<<16 {
+				stacks[t] = append(frames, cdFrame{inherit: parent})
+			}
+		case insn.Return:
+			if len(frames) > 1 {
+				stacks[t] = frames[:len(frames)-1]
+			} else {
+				frames[0] = cdFrame{inherit: -1}
+			}
+		}
+	}
+}

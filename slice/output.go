@@ -1,0 +1,328 @@
+package slice
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/apache/arrow/go/v15/arrow"
+	"github.com/apache/arrow/go/v15/arrow/array"
+	"github.com/apache/arrow/go/v15/arrow/ipc"
+	"github.com/apache/arrow/go/v15/arrow/memory"
+	"github.com/apache/arrow/go/v15/parquet"
+	"github.com/apache/arrow/go/v15/parquet/compress"
+	"github.com/apache/arrow/go/v15/parquet/pqarrow"
+
+	"github.com/mgtrace/mgtrace/schema"
+)
+
+// Format is an output format of a slice.
+type Format int
+
+// The formats.
+const (
+	Arrow   Format = iota + 1 // Arrow IPC file format
+	Parquet                   // Parquet, zstd-compressed
+)
+
+// DepType is the Arrow type of one dependence: the instance depended on,
+// the kind (register, memory, control) and the location (a register name,
+// or ADDRESS+SIZE in hex and decimal; empty for control).
+var DepType = arrow.StructOf(
+	arrow.Field{Name: "instance", Type: arrow.PrimitiveTypes.Uint64},
+	arrow.Field{Name: "kind", Type: arrow.BinaryTypes.String},
+	arrow.Field{Name: "location", Type: arrow.BinaryTypes.String},
+)
+
+// TableSchema is the schema of a slice table: one row per instruction
+// instance in the slice, in global order. docs/slice.md describes it.
+var TableSchema = arrow.NewSchema([]arrow.Field{
+	{Name: "instance", Type: arrow.PrimitiveTypes.Uint64},
+	{Name: "seq", Type: arrow.PrimitiveTypes.Uint64},
+	{Name: "thread", Type: arrow.PrimitiveTypes.Uint32},
+	{Name: "pc", Type: arrow.PrimitiveTypes.Uint64},
+	{Name: "file", Type: arrow.BinaryTypes.String, Nullable: true},
+	{Name: "line", Type: arrow.PrimitiveTypes.Uint32, Nullable: true},
+	{Name: "function", Type: arrow.BinaryTypes.String, Nullable: true},
+	{Name: "criterion", Type: arrow.FixedWidthTypes.Boolean},
+	{Name: "deps", Type: arrow.ListOf(DepType)},
+}, nil)
+
+const batchRows = 64 << 10
+
+// Row is one instance of a slice, as the table and the text show it.
+type Row struct {
+	Instance  uint32
+	Seq       uint64
+	Thread    schema.ThreadID
+	Loc       schema.Location
+	Criterion bool
+	Deps      []Dep
+}
+
+// Dep is one dependence of a row.
+type Dep struct {
+	Instance int64 // -1: the criterion's location
+	Kind     DepKind
+	Location string
+}
+
+// Rows calls fn for each member of the slice in global order, keeping only
+// the threads in keep (all when keep is empty).
+func (res *Result) Rows(keep []schema.ThreadID, fn func(Row) error) error {
+	r := res.Run
+	keepSet := make(map[schema.ThreadID]bool, len(keep))
+	for _, t := range keep {
+		keepSet[t] = true
+	}
+	crit := make(map[uint32]bool, len(res.Criterion.Insts))
+	for _, i := range res.Criterion.Insts {
+		crit[i] = true
+	}
+	if res.Criterion.HasLoc {
+		for _, e := range res.Edges {
+			if e.User == -1 {
+				crit[uint32(e.Def)] = true
+			}
+		}
+	}
+	locs := make(map[uint32]schema.Location)
+	e := 0
+	for _, i := range res.Members {
+		// Edges are sorted by user: find this member's.
+		for e < len(res.Edges) && res.Edges[e].User < int64(i) {
+			e++
+		}
+		tid := r.Threads[r.thread[i]]
+		if len(keepSet) > 0 && !keepSet[tid] {
+			continue
+		}
+		s := r.sid[i]
+		loc, ok := locs[s]
+		if !ok {
+			loc = r.Tables.Locate(r.Statics[s].PC)
+			locs[s] = loc
+		}
+		row := Row{Instance: i, Seq: r.seq[i], Thread: tid, Loc: loc, Criterion: crit[i]}
+		for k := e; k < len(res.Edges) && res.Edges[k].User == int64(i); k++ {
+			ed := res.Edges[k]
+			row.Deps = append(row.Deps, Dep{Instance: ed.Def, Kind: ed.Kind, Location: ed.location()})
+		}
+		if err := fn(row); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (e Edge) location() string {
+	switch e.Kind {
+	case DepRegister:
+		return schema.Reg(e.Reg).String()
+	case DepMemory:
+		return fmt.Sprintf("%#x+%d", e.Addr, e.Size)
+	}
+	return ""
+}
+
+// WriteTable writes the slice as an Arrow IPC file or a Parquet file.
+func (res *Result) WriteTable(w io.WriteSeeker, f Format, keep []schema.ThreadID) error {
+	var tw interface {
+		Write(arrow.Record) error
+		Close() error
+	}
+	var err error
+	switch f {
+	case Arrow:
+		tw, err = ipc.NewFileWriter(w, ipc.WithSchema(TableSchema), ipc.WithAllocator(memory.DefaultAllocator))
+	case Parquet:
+		props := parquet.NewWriterProperties(parquet.WithCompression(compress.Codecs.Zstd), parquet.WithMaxRowGroupLength(batchRows))
+		tw, err = pqarrow.NewFileWriter(TableSchema, w, props, pqarrow.DefaultWriterProps())
+	default:
+		err = fmt.Errorf("unknown table format %d", f)
+	}
+	if err != nil {
+		return err
+	}
+	b := array.NewRecordBuilder(memory.DefaultAllocator, TableSchema)
+	defer b.Release()
+	flush := func() error {
+		rec := b.NewRecord()
+		defer rec.Release()
+		if rec.NumRows() == 0 {
+			return nil
+		}
+		return tw.Write(rec)
+	}
+	deps := b.Field(8).(*array.ListBuilder)
+	dep := deps.ValueBuilder().(*array.StructBuilder)
+	rows := 0
+	err = res.Rows(keep, func(row Row) error {
+		b.Field(0).(*array.Uint64Builder).Append(uint64(row.Instance))
+		b.Field(1).(*array.Uint64Builder).Append(row.Seq)
+		b.Field(2).(*array.Uint32Builder).Append(uint32(row.Thread))
+		b.Field(3).(*array.Uint64Builder).Append(row.Loc.PC)
+		appendString(b.Field(4).(*array.StringBuilder), row.Loc.File)
+		if row.Loc.Line != 0 {
+			b.Field(5).(*array.Uint32Builder).Append(row.Loc.Line)
+		} else {
+			b.Field(5).AppendNull()
+		}
+		appendString(b.Field(6).(*array.StringBuilder), row.Loc.Function)
+		b.Field(7).(*array.BooleanBuilder).Append(row.Criterion)
+		deps.Append(true)
+		for _, d := range row.Deps {
+			if d.Instance < 0 {
+				continue // the criterion's own location: the row is marked
+			}
+			dep.Append(true)
+			dep.FieldBuilder(0).(*array.Uint64Builder).Append(uint64(d.Instance))
+			dep.FieldBuilder(1).(*array.StringBuilder).Append(d.Kind.String())
+			dep.FieldBuilder(2).(*array.StringBuilder).Append(d.Location)
+		}
+		if rows++; rows == batchRows {
+			rows = 0
+			return flush()
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if err := flush(); err != nil {
+		return err
+	}
+	return tw.Close()
+}
+
+func appendString(b *array.StringBuilder, s string) {
+	if s == "" {
+		b.AppendNull()
+		return
+	}
+	b.Append(s)
+}
+
+// LineCount is one source line of a slice and how many of its instances
+// are in it.
+type LineCount struct {
+	File      string
+	Line      uint32
+	Function  string
+	Instances int
+}
+
+// FunctionCount is a function without source lines and how many of its
+// instances are in the slice.
+type FunctionCount struct {
+	Name      string // function name, or module@address when unknown
+	Instances int
+}
+
+// Summary is the text view of a slice: its distinct source lines in source
+// order, and the functions without line information.
+type Summary struct {
+	Criterion string
+	Algorithm string
+	Instances int
+	Threads   []schema.ThreadID
+	Lines     []LineCount
+	NoLines   []FunctionCount
+}
+
+// Summarize counts the slice's instances per source line.
+func (res *Result) Summarize(keep []schema.ThreadID) (*Summary, error) {
+	sum := &Summary{Criterion: res.Criterion.Label, Algorithm: res.Algorithm.String()}
+	type key struct {
+		file string
+		line uint32
+	}
+	lines := make(map[key]*LineCount)
+	funcs := make(map[string]int)
+	threads := make(map[schema.ThreadID]bool)
+	err := res.Rows(keep, func(row Row) error {
+		sum.Instances++
+		threads[row.Thread] = true
+		if row.Loc.File != "" && row.Loc.Line != 0 {
+			k := key{row.Loc.File, row.Loc.Line}
+			lc := lines[k]
+			if lc == nil {
+				lc = &LineCount{File: k.file, Line: k.line, Function: row.Loc.Function}
+				lines[k] = lc
+			}
+			lc.Instances++
+			return nil
+		}
+		name := row.Loc.Function
+		if name == "" {
+			name = row.Loc.String()
+			if row.Loc.Module != "" {
+				name = row.Loc.Module
+			}
+		}
+		funcs[name]++
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, lc := range lines {
+		sum.Lines = append(sum.Lines, *lc)
+	}
+	sort.Slice(sum.Lines, func(i, j int) bool {
+		a, b := sum.Lines[i], sum.Lines[j]
+		if a.File != b.File {
+			return a.File < b.File
+		}
+		return a.Line < b.Line
+	})
+	for name, n := range funcs {
+		sum.NoLines = append(sum.NoLines, FunctionCount{Name: name, Instances: n})
+	}
+	sort.Slice(sum.NoLines, func(i, j int) bool {
+		a, b := sum.NoLines[i], sum.NoLines[j]
+		if a.Instances != b.Instances {
+			return a.Instances > b.Instances
+		}
+		return a.Name < b.Name
+	})
+	for t := range threads {
+		sum.Threads = append(sum.Threads, t)
+	}
+	sort.Slice(sum.Threads, func(i, j int) bool { return sum.Threads[i] < sum.Threads[j] })
+	return sum, nil
+}
+
+// WriteText writes the summary for people: the criterion, then one line
+// per source line ("file:line  count  function"), then the functions
+// without line information.
+func (sum *Summary) WriteText(w io.Writer) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "slice of %s (%s algorithm): %d instances", sum.Criterion, sum.Algorithm, sum.Instances)
+	if len(sum.Threads) > 1 {
+		fmt.Fprintf(&b, " in %d threads", len(sum.Threads))
+	}
+	fmt.Fprintf(&b, ", %d source lines\n", len(sum.Lines))
+	width := 0
+	for _, lc := range sum.Lines {
+		if n := len(fmt.Sprintf("%s:%d", lc.File, lc.Line)); n > width {
+			width = n
+		}
+	}
+	for _, lc := range sum.Lines {
+		fmt.Fprintf(&b, "  %-*s %8d  %s\n", width, fmt.Sprintf("%s:%d", lc.File, lc.Line), lc.Instances, lc.Function)
+	}
+	if len(sum.NoLines) > 0 {
+		n := 0
+		for _, f := range sum.NoLines {
+			n += f.Instances
+		}
+		fmt.Fprintf(&b, "without source lines: %d instances in %d functions\n", n, len(sum.NoLines))
+		for _, f := range sum.NoLines {
+			fmt.Fprintf(&b, "  %8d  %s\n", f.Instances, f.Name)
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
