@@ -160,6 +160,8 @@ func (r *Run) Resolve(c Criterion) (Point, error) {
 	}
 	p.Last = int64(p.Insts[len(p.Insts)-1])
 	switch {
+	case c.Reg == tracepb.Register_RSP || c.Reg == tracepb.Register_RIP:
+		return p, fmt.Errorf("--reg %s: the slicer does not follow the stack or instruction pointer", schema.Reg(c.Reg))
 	case c.Reg != 0:
 		p.HasLoc, p.Reg = true, c.Reg
 		p.Label += " reg " + schema.Reg(c.Reg).String()

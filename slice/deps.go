@@ -202,9 +202,12 @@ func (x *indexedDeps) killMem(addr, size uint64, emit func(int64, uint64, uint64
 			next := u.next
 			if k := u.mask & m; k != 0 {
 				hit = true
-				lo := uint64(bits.TrailingZeros8(k))
-				n := uint64(8-bits.LeadingZeros8(k)) - lo
-				emit(u.user, w*8+lo, n)
+				for k != 0 { // each run of bytes
+					lo := bits.TrailingZeros8(k)
+					n := bits.TrailingZeros8(^(k >> lo))
+					emit(u.user, w*8+uint64(lo), uint64(n))
+					k &^= uint8((1<<n - 1) << lo)
+				}
 				u.mask &^= m
 				if u.mask == 0 {
 					if prev < 0 {
