@@ -8,7 +8,7 @@ require (
 	google.golang.org/protobuf v1.36.12
 )
 
-require golang.org/x/arch v0.22.0 // indirect
+require golang.org/x/arch v0.22.0
 
 require (
 	github.com/JohnCGriffin/overflow v0.0.0-20211019200055-46fa312c352c // indirect

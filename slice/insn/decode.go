@@ -267,7 +267,17 @@ func decodeLegacy(pc uint64, code []byte) (Info, error) {
 		return Info{}, fmt.Errorf("%w: %v", ErrUnsupported, err)
 	}
 	if inst.Op == 0 {
-		return decodeOther(code)
+		// x86asm reports an unknown or a cut-short instruction as its
+		// first prefix byte alone.
+		in, err := decodeOther(code)
+		if err == nil || !errors.Is(err, ErrUnsupported) {
+			return in, err
+		}
+		padded := append(append(make([]byte, 0, len(code)+15), code...), make([]byte, 15)...)
+		if inst, err := x86asm.Decode(padded, 64); err == nil && inst.Op != 0 && inst.Len > len(code) {
+			return Info{}, ErrTruncated
+		}
+		return Info{}, err
 	}
 	if inst.Len < 1 || inst.Len > len(code) {
 		return Info{}, ErrTruncated

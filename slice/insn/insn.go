@@ -1,12 +1,3 @@
-// Package insn decodes one x86-64 instruction's machine code into what a
-// dynamic slicer needs to know about it: the registers it reads and writes
-// (explicit and implicit operands, flags included), the registers that form
-// its memory operand's address, how it transfers control, and whether it is
-// a candidate register save or restore.
-//
-// Memory addresses are not computed here: the trace records every load and
-// store with its address. Registers use the trace's numbering
-// (tracepb.Register): bit n of a Regs is register n.
 package insn
 
 import "github.com/mgtrace/mgtrace/schema/tracepb"
