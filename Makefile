@@ -171,6 +171,7 @@ fuzz:
 	$(GO) test ./record/internal/probe -run XXX -fuzz FuzzDecoder -fuzztime $(FUZZTIME)
 	$(GO) test ./mgbuild -run XXX -fuzz FuzzBuilder -fuzztime $(FUZZTIME)
 	$(GO) test ./locate/spec -run XXX -fuzz FuzzParse -fuzztime $(FUZZTIME)
+	$(GO) test ./slice/insn -run XXX -fuzz FuzzDecode -fuzztime $(FUZZTIME)
 
 clean:
 	rm -rf bin out
