@@ -165,6 +165,11 @@ demo: deps build
 	gcc -g -O1 -fno-omit-frame-pointer -Iinclude -DFAULT=1 -o out/qdtree testdata/programs/ds/qdtree.c
 	bin/record -q -o out/qdtree.trace -- out/qdtree > /dev/null 2>&1 || true # the faulty program gives up (exit 3) once the tree is broken
 	bin/analyze locate out/qdtree.trace testdata/programs/ds/qdtree.spec; test $$? -eq 1
+	@echo '== where did the bad pointer come from? testdata/programs/slice/crash.c dereferences a'
+	@echo '   computed wild pointer; analyze slice --criterion crash lists the lines that made it:'
+	gcc -g -O0 -fno-omit-frame-pointer -Iinclude -o out/crash testdata/programs/slice/crash.c
+	bin/record -q -o out/crash.trace -- out/crash > /dev/null 2>&1 || true # the program dies of SIGSEGV
+	bin/analyze slice --criterion crash --format text out/crash.trace
 
 fuzz:
 	$(GO) test ./schema -run XXX -fuzz FuzzReader -fuzztime $(FUZZTIME)

@@ -18,15 +18,20 @@ type cdEntry struct {
 type cdFrame struct {
 	entries []cdEntry
 	inherit int32 // the control-dependence parent of the call
+	fresh   bool  // no instruction of the invocation has run yet
 }
 
 // control computes every instance's dynamic control-dependence parent
 // with the online algorithm of Xin and Zhang: each thread keeps a stack of
 // branch instances per invocation; an instruction ends the regions whose
 // immediate post-dominator it is, and depends on the innermost branch left.
-// A callee's instructions depend on what its call instruction depends on.
+// A callee's instructions depend on what its call instruction depends on,
+// except the program's main function: what decided to call main is the
+// C library's start-up, the same in every run, and following it would put
+// the dynamic loader into every slice.
 func (r *Run) control() {
 	branch, ipdom := r.postDominators()
+	roots := r.rootEntries()
 	r.cd = make([]int32, len(r.sid))
 	stacks := make([][]cdFrame, len(r.Threads))
 	for t := range stacks {
@@ -46,6 +51,12 @@ func (r *Run) control() {
 		fr := &frames[len(frames)-1]
 		s := r.sid[i]
 		pc := r.Statics[s].PC
+		if fr.fresh {
+			fr.fresh = false
+			if roots[pc] {
+				fr.inherit = -1
+			}
+		}
 		for len(fr.entries) > 0 && fr.entries[len(fr.entries)-1].ipdom == pc {
 			fr.entries = fr.entries[:len(fr.entries)-1]
 		}
@@ -65,7 +76,7 @@ func (r *Run) control() {
 		switch r.Statics[s].Info.Class {
 		case insn.Call, insn.IndirectCall:
 			if len(frames) < 1<<16 {
-				stacks[t] = append(frames, cdFrame{inherit: parent})
+				stacks[t] = append(frames, cdFrame{inherit: parent, fresh: true})
 			}
 		case insn.Return:
 			if len(frames) > 1 {
@@ -75,4 +86,20 @@ func (r *Run) control() {
 			}
 		}
 	}
+}
+
+// rootEntries returns the entry addresses of the functions whose
+// invocations depend on no branch of their caller: main, in the program's
+// own executable.
+func (r *Run) rootEntries() map[uint64]bool {
+	roots := make(map[uint64]bool)
+	for _, fn := range r.Tables.Functions {
+		if fn.Name != "main" {
+			continue
+		}
+		if m := r.Tables.Modules[fn.ModuleId]; m == nil || m.Main {
+			roots[fn.Low] = true
+		}
+	}
+	return roots
 }
