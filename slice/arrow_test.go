@@ -73,14 +73,15 @@ func criterionLine(t *testing.T, prog, name string) uint32 {
 	return 0
 }
 
-// sliceCase slices run from criterion c with the improved algorithm.
-func sliceCase(t *testing.T, name string, run *slice.Run, c slice.Criterion) tableCase {
+// sliceCase slices run from criterion c with the improved algorithm,
+// from instance from on.
+func sliceCase(t *testing.T, name string, run *slice.Run, c slice.Criterion, from uint32) tableCase {
 	t.Helper()
 	p, err := run.Resolve(c)
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
-	res, err := slice.Slice(run, p, slice.Options{})
+	res, err := slice.Slice(run, p, slice.Options{From: from})
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
@@ -88,24 +89,56 @@ func sliceCase(t *testing.T, name string, run *slice.Run, c slice.Criterion) tab
 }
 
 // loopCases are slices of the committed trace of loop.c (no recorder
-// needed): criterion s, and s narrowed to register rax.
+// needed): criterion s, and s narrowed to register rax over the region
+// from main's start.
 func loopCases(t *testing.T) []tableCase {
 	t.Helper()
-	run := loadRun(t, committedTrace(t, "slice/loop.trace"))
+	trace := committedTrace(t, "slice/loop.trace")
+	run := loadRun(t, trace)
 	line := criterionLine(t, "loop", "s")
+	from, err := run.RegionStart(slice.Bound{Set: true, Seq: firstBlockOf(t, trace, "loop.c")})
+	if err != nil {
+		t.Fatal(err)
+	}
 	return []tableCase{
-		sliceCase(t, "loop", run, slice.Criterion{Kind: slice.ByLine, File: "loop.c", Line: line}),
-		sliceCase(t, "loop-rax", run, slice.Criterion{Kind: slice.ByLine, File: "loop.c", Line: line, Reg: tracepb.Register_RAX}),
+		sliceCase(t, "loop", run, slice.Criterion{Kind: slice.ByLine, File: "loop.c", Line: line}, 0),
+		sliceCase(t, "loop-rax-main", run, slice.Criterion{Kind: slice.ByLine, File: "loop.c", Line: line, Reg: tracepb.Register_RAX}, from),
+	}
+}
+
+// firstBlockOf returns the sequence number of the first BLOCK event of a
+// source file's code.
+func firstBlockOf(t *testing.T, trace, base string) uint64 {
+	t.Helper()
+	r, err := schema.Open(trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	for {
+		ev, err := r.Next()
+		if err != nil {
+			t.Fatalf("no block of %s in %s: %v", base, trace, err)
+		}
+		if ev.Kind == schema.KindBlock && filepath.Base(r.Tables().Locate(ev.PC).File) == base {
+			return ev.Seq
+		}
 	}
 }
 
 // threadsCase records threads.c (three threads) and slices it from its
-// criterion ra.
+// criterion ra, over the region from main's start (the dynamic loader's
+// work before it only makes the table longer).
 func threadsCase(t *testing.T) tableCase {
 	t.Helper()
 	bin := testprog.Build(t, "slice/threads", testprog.Flags("-g", "-O0", "-fno-omit-frame-pointer", "-pthread"))
-	run := loadRun(t, testprog.Record(t, bin))
-	return sliceCase(t, "threads", run, slice.Criterion{Kind: slice.ByLine, File: "threads.c", Line: criterionLine(t, "threads", "ra")})
+	trace := testprog.Record(t, bin)
+	run := loadRun(t, trace)
+	from, err := run.RegionStart(slice.Bound{Set: true, Seq: firstBlockOf(t, trace, "threads.c")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sliceCase(t, "threads", run, slice.Criterion{Kind: slice.ByLine, File: "threads.c", Line: criterionLine(t, "threads", "ra")}, from)
 }
 
 // writeTable writes res as a table file in a temporary folder.
@@ -493,20 +526,38 @@ func checkTableCase(t *testing.T, tc tableCase) {
 
 // TestArrowOutput writes slices of loop.c (committed trace) and threads.c
 // (recorded: three threads) as Arrow IPC and Parquet files and reads them
-// back with the Go readers: the schema is TableSchema, one row per member
-// in global order equal to Result.Rows, the line counts equal the text
-// output's, dependences point inside the slice, the criterion column
-// marks the criterion, and --thread keeps exactly a thread's rows.
+// back. Subtest go, with the Go readers: the schema is TableSchema, one
+// row per member in global order equal to Result.Rows, the line counts
+// equal the text output's, dependences point inside the slice, the
+// criterion column marks the criterion, and --thread keeps exactly a
+// thread's rows. Subtest javascript, with an independent implementation,
+// apache-arrow for Node (tools/arrowcheck/read.mjs): what it reads is what
+// the Go side wrote, row by row.
 func TestArrowOutput(t *testing.T) {
+	both := func(t *testing.T, tc tableCase) {
+		t.Run("go", func(t *testing.T) { checkTableCase(t, tc) })
+		t.Run("javascript", func(t *testing.T) {
+			node, script := arrowCheck(t)
+			checkJS(t, node, script, tc, nil)
+			// A thread filter, on the last thread.
+			if threads := tc.res.Run.Threads; len(threads) > 1 {
+				checkJS(t, node, script, tc, threads[len(threads)-1:])
+			}
+		})
+	}
 	for _, tc := range loopCases(t) {
-		t.Run(tc.name, func(t *testing.T) { checkTableCase(t, tc) })
+		t.Run(tc.name, func(t *testing.T) { both(t, tc) })
 	}
 	t.Run("threads", func(t *testing.T) {
 		tc := threadsCase(t)
-		checkTableCase(t, tc)
 		if n := len(tc.res.Run.Threads); n != 3 {
 			t.Errorf("threads.c ran %d threads, want 3", n)
 		}
+		rows := expectedRows(t, tc.res, nil)
+		if n := len(threadsOf(rows)); n < 2 {
+			t.Errorf("the slice of ra holds instances of %d threads, want main's and thread A's", n)
+		}
+		both(t, tc)
 	})
 }
 
@@ -584,67 +635,53 @@ func jsType(t *testing.T, dt arrow.DataType) string {
 	return ""
 }
 
-// TestArrowReadByJS reads the Arrow files of TestArrowOutput's slices with
-// an independent implementation, apache-arrow for Node
-// (tools/arrowcheck/read.mjs), and compares what it reads with what the
-// Go side wrote, row by row.
-func TestArrowReadByJS(t *testing.T) {
-	node, script := arrowCheck(t)
-	check := func(t *testing.T, tc tableCase, keep []schema.ThreadID) {
-		path := writeTable(t, tc.res, slice.Arrow, keep)
-		cmd := exec.Command(node, script, path)
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		out, err := cmd.Output()
+// checkJS writes the slice as an Arrow file of the threads in keep, reads
+// it with read.mjs and compares what it read with Result.Rows.
+func checkJS(t *testing.T, node, script string, tc tableCase, keep []schema.ThreadID) {
+	t.Helper()
+	path := writeTable(t, tc.res, slice.Arrow, keep)
+	cmd := exec.Command(node, script, path)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("node read.mjs: %v\n%s", err, stderr.Bytes())
+	}
+	var js jsTable
+	if err := json.Unmarshal(out, &js); err != nil {
+		t.Fatalf("read.mjs output: %v", err)
+	}
+	fields := slice.TableSchema.Fields()
+	if len(js.Fields) != len(fields) {
+		t.Fatalf("JavaScript reads %d fields, want %d", len(js.Fields), len(fields))
+	}
+	for i, f := range fields {
+		jf := js.Fields[i]
+		if jf.Name != f.Name || jf.Type != jsType(t, f.Type) || jf.Nullable != f.Nullable {
+			t.Errorf("field %d: JavaScript reads %+v, want %s %s nullable=%v", i, jf, f.Name, jsType(t, f.Type), f.Nullable)
+		}
+	}
+	want := expectedRows(t, tc.res, keep)
+	if js.Rows != len(want) || len(js.Data) != len(want) {
+		t.Fatalf("JavaScript reads %d rows (%d in data), want %d", js.Rows, len(js.Data), len(want))
+	}
+	u64 := func(s string) uint64 {
+		n, err := strconv.ParseUint(s, 10, 64)
 		if err != nil {
-			t.Fatalf("node read.mjs: %v\n%s", err, stderr.Bytes())
+			t.Fatalf("read.mjs: %v", err)
 		}
-		var js jsTable
-		if err := json.Unmarshal(out, &js); err != nil {
-			t.Fatalf("read.mjs output: %v", err)
+		return n
+	}
+	for i, d := range js.Data {
+		got := tableRow{
+			Instance: u64(d.Instance), Seq: u64(d.Seq), Thread: d.Thread, PC: u64(d.PC),
+			File: d.File, Line: d.Line, Function: d.Function, Criterion: d.Criterion,
 		}
-		fields := slice.TableSchema.Fields()
-		if len(js.Fields) != len(fields) {
-			t.Fatalf("JavaScript reads %d fields, want %d", len(js.Fields), len(fields))
+		for _, dep := range d.Deps {
+			got.Deps = append(got.Deps, tableDep{u64(dep.Instance), dep.Kind, dep.Location})
 		}
-		for i, f := range fields {
-			jf := js.Fields[i]
-			if jf.Name != f.Name || jf.Type != jsType(t, f.Type) || jf.Nullable != f.Nullable {
-				t.Errorf("field %d: JavaScript reads %+v, want %s %s nullable=%v", i, jf, f.Name, jsType(t, f.Type), f.Nullable)
-			}
-		}
-		want := expectedRows(t, tc.res, keep)
-		if js.Rows != len(want) || len(js.Data) != len(want) {
-			t.Fatalf("JavaScript reads %d rows (%d in data), want %d", js.Rows, len(js.Data), len(want))
-		}
-		u64 := func(s string) uint64 {
-			n, err := strconv.ParseUint(s, 10, 64)
-			if err != nil {
-				t.Fatalf("read.mjs: %v", err)
-			}
-			return n
-		}
-		for i, d := range js.Data {
-			got := tableRow{
-				Instance: u64(d.Instance), Seq: u64(d.Seq), Thread: d.Thread, PC: u64(d.PC),
-				File: d.File, Line: d.Line, Function: d.Function, Criterion: d.Criterion,
-			}
-			for _, dep := range d.Deps {
-				got.Deps = append(got.Deps, tableDep{u64(dep.Instance), dep.Kind, dep.Location})
-			}
-			if !reflect.DeepEqual(got, want[i]) {
-				t.Fatalf("row %d: JavaScript reads\n%s\nwant\n%s", i, rowString(got), rowString(want[i]))
-			}
+		if !reflect.DeepEqual(got, want[i]) {
+			t.Fatalf("row %d: JavaScript reads\n%s\nwant\n%s", i, rowString(got), rowString(want[i]))
 		}
 	}
-	for _, tc := range loopCases(t) {
-		t.Run(tc.name, func(t *testing.T) { check(t, tc, nil) })
-	}
-	t.Run("threads", func(t *testing.T) {
-		tc := threadsCase(t)
-		check(t, tc, nil)
-		// A thread filter, on the last thread (thread A or B).
-		threads := tc.res.Run.Threads
-		check(t, tc, threads[len(threads)-1:])
-	})
 }
