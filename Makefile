@@ -3,7 +3,9 @@
 # Needs Go, make, gcc (the probe is C; the race detector uses cgo) and
 # valgrind (the recorder's engine; its package also holds the headers the
 # probe builds against); `generate` needs protoc (Debian package
-# protobuf-compiler). `make deps` (.ci/deps) installs them on Debian.
+# protobuf-compiler); the tests read the slicer's Arrow output with Node's
+# apache-arrow too (tools/arrowcheck; Debian packages nodejs and npm).
+# `make deps` (.ci/deps) installs them on Debian, and the npm package.
 
 GO       ?= go
 MODULE   := github.com/mgtrace/mgtrace
@@ -24,7 +26,7 @@ PROTOC_GO_OUT = protoc --plugin=protoc-gen-go=bin/protoc-gen-go \
 all: build
 
 help:
-	@echo 'make deps            install missing system packages with apt-get (gcc, make, valgrind, protoc)'
+	@echo 'make deps            install missing system packages with apt-get (gcc, make, valgrind, protoc, nodejs, npm) and tools/arrowcheck (npm ci)'
 	@echo 'make build           build bin/analyze, bin/record and the probe bin/mgtrace-amd64-linux'
 	@echo 'make test            gofmt check, go vet, check-generate (when protoc is installed), go test -race'
 	@echo 'make demo            record a small C program and look at its trace with bin/analyze'
@@ -39,8 +41,9 @@ help:
 	@echo 'make fuzz            fuzz the trace reader, the probe stream decoder, the graph builder and the spec parser, FUZZTIME=$(FUZZTIME) each'
 	@echo 'make clean           remove bin/ and out/'
 
-# Installs missing system packages (gcc, make, valgrind, protoc) with
-# apt-get; does nothing when they are all there.
+# Installs missing system packages (gcc, make, valgrind, protoc, nodejs,
+# npm) with apt-get, and tools/arrowcheck's npm package with npm ci; does
+# nothing when they are all there.
 deps:
 	@bash .ci/deps
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -22,17 +23,24 @@ func TestCommittedTraces(t *testing.T) {
 	if err != nil || len(paths) < 7 {
 		t.Fatalf("found %d traces in %s (%v), want the 7 of its README", len(paths), dir, err)
 	}
+	// The slicer's programs (testdata/programs/slice) are in slice/.
+	slicePaths, err := filepath.Glob(filepath.Join(dir, "slice", "*.trace"))
+	if err != nil || len(slicePaths) == 0 {
+		t.Fatalf("found %d traces in %s/slice (%v), want those of its README", len(slicePaths), dir, err)
+	}
+	paths = append(paths, slicePaths...)
 	readme, err := os.ReadFile(filepath.Join(dir, "README.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, path := range paths {
-		name := strings.TrimSuffix(filepath.Base(path), ".trace")
+	for _, file := range paths {
+		name, _ := filepath.Rel(dir, strings.TrimSuffix(file, ".trace"))
+		name = filepath.ToSlash(name) // "list", "slice/loop"
 		t.Run(name, func(t *testing.T) {
 			if !strings.Contains(string(readme), "`"+name+".trace`") {
 				t.Errorf("%s.trace is not described in testdata/traces/README.md", name)
 			}
-			r, err := schema.Open(path)
+			r, err := schema.Open(file)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -47,11 +55,11 @@ func TestCommittedTraces(t *testing.T) {
 			if s.PCsWithoutInstruction != 0 {
 				t.Fatalf("%d pcs have no instruction entry", s.PCsWithoutInstruction)
 			}
-			prog, _, _ := strings.Cut(name, "-") // "specsem-cycle" records specsem
+			prog, _, _ := strings.Cut(path.Base(name), "-") // "specsem-cycle" records specsem
 			if r.Header().Program != "./"+prog {
 				t.Fatalf("program %q, want ./%s", r.Header().Program, prog)
 			}
-			checkTrace(t, root, name, path)
+			checkTrace(t, root, name, file)
 		})
 	}
 }

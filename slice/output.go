@@ -126,7 +126,8 @@ func (e Edge) location() string {
 	return ""
 }
 
-// WriteTable writes the slice as an Arrow IPC file or a Parquet file.
+// WriteTable writes the slice as an Arrow IPC file or a Parquet file. It
+// does not close w.
 func (res *Result) WriteTable(w io.WriteSeeker, f Format, keep []schema.ThreadID) error {
 	var tw interface {
 		Write(arrow.Record) error
@@ -138,7 +139,9 @@ func (res *Result) WriteTable(w io.WriteSeeker, f Format, keep []schema.ThreadID
 		tw, err = ipc.NewFileWriter(w, ipc.WithSchema(TableSchema), ipc.WithAllocator(memory.DefaultAllocator))
 	case Parquet:
 		props := parquet.NewWriterProperties(parquet.WithCompression(compress.Codecs.Zstd), parquet.WithMaxRowGroupLength(batchRows))
-		tw, err = pqarrow.NewFileWriter(TableSchema, w, props, pqarrow.DefaultWriterProps())
+		// The Parquet writer closes its sink when it is an io.Closer:
+		// hide w's Close, the caller closes w.
+		tw, err = pqarrow.NewFileWriter(TableSchema, struct{ io.Writer }{w}, props, pqarrow.DefaultWriterProps())
 	default:
 		err = fmt.Errorf("unknown table format %d", f)
 	}

@@ -4,14 +4,24 @@
 # bin/record (run `make build` first). Source paths in the debug info are
 # made relative to the repository with -ffile-prefix-map, so the traces
 # name testdata/programs/NAME.c wherever they were made.
+#
+# The slicer's programs, testdata/programs/slice/PROG.c, are recorded into
+# testdata/traces/slice/PROG.trace, built as their README says: -O0, or the
+# flags of the program's `// flags:` line.
+#
+# Usage: regen.sh [NAME...] re-records only the traces named (list,
+# slice/loop, ...); without names, all of them.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$(pwd)
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-flags=(-g -O1 -fno-omit-frame-pointer -pthread -Iinclude "-ffile-prefix-map=$root/=")
+common=(-pthread -Iinclude "-ffile-prefix-map=$root/=")
+flags=(-g -O1 -fno-omit-frame-pointer "${common[@]}")
+slice_flags=(-g -O0 -fno-omit-frame-pointer "${common[@]}")
 
-# name: program arguments (a name "prog-variant" records prog)
+# name: program arguments (a name "prog-variant" records prog; a name
+# "slice/prog" records testdata/programs/slice/prog.c)
 runs=(
 	"list:5"
 	"tree:50"
@@ -24,12 +34,30 @@ runs=(
 	"dlpool:"
 	"specsem-cycle:cycle"
 	"specsem-wild:wild"
+	"slice/loop:"
 )
+wanted=" $* "
+mkdir -p testdata/traces/slice
 for run in "${runs[@]}"; do
 	name=${run%%:*}
 	args=${run#*:}
-	prog=${name%%-*}
-	gcc "${flags[@]}" -o "$out/$prog" "testdata/programs/$prog.c"
+	if [[ $# -gt 0 && $wanted != *" $name "* ]]; then
+		continue
+	fi
+	if [[ $name == slice/* ]]; then
+		prog=${name#slice/}
+		src=testdata/programs/slice/$prog.c
+		f=("${slice_flags[@]}")
+		if line=$(grep -m1 '^// flags:' "$src"); then
+			read -ra f <<<"${line#// flags:}"
+			f+=("${common[@]}")
+		fi
+	else
+		prog=${name%%-*}
+		src=testdata/programs/$prog.c
+		f=("${flags[@]}")
+	fi
+	gcc "${f[@]}" -o "$out/$prog" "$src"
 	# Record from the output folder so that the header's paths are short.
 	(cd "$out" && "$root/bin/record" -q -o "$root/testdata/traces/$name.trace" -- "./$prog" $args > /dev/null) || true
 	echo "testdata/traces/$name.trace: $(wc -c < "testdata/traces/$name.trace") bytes"
