@@ -183,7 +183,7 @@ func TestSliceErrors(t *testing.T) {
 		{[]string{"--criterion", "x.c:5#0", sliceTrace}, "#K needs a positive"},
 		{[]string{"--criterion", "seq:abc", sliceTrace}, "seq:N needs an event number"},
 		{[]string{"--criterion", "loop.c:30", sliceTrace}, "the line never ran"},
-		{[]string{"--criterion", "loop.c:44#2", sliceTrace}, "the line ran 1 times"},
+		{[]string{"--criterion", "loop.c:44#2", sliceTrace}, "the line ran 1 time"},
 		{[]string{"--criterion", "nosuch.c:5", sliceTrace}, `no instruction of file "nosuch.c" ran`},
 		{[]string{"--criterion", "seq:999999999", sliceTrace}, "event 999999999"},
 		{[]string{"--criterion", "crash", sliceTrace}, "did not end by a signal"},

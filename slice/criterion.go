@@ -245,7 +245,7 @@ func (r *Run) lineExecution(file string, line uint32, k int) ([]uint32, int, err
 		return nil, 0, fmt.Errorf("criterion %s:%d: the line never ran", file, line)
 	}
 	if k > count {
-		return nil, count, fmt.Errorf("criterion %s:%d#%d: the line ran %d times", file, line, k, count)
+		return nil, count, fmt.Errorf("criterion %s:%d#%d: the line ran %s", file, line, k, plural(count, "time"))
 	}
 	return chosen, count, nil
 }

@@ -302,11 +302,11 @@ func (res *Result) Summarize(keep []schema.ThreadID) (*Summary, error) {
 // without line information.
 func (sum *Summary) WriteText(w io.Writer) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "slice of %s (%s algorithm): %d instances", sum.Criterion, sum.Algorithm, sum.Instances)
+	fmt.Fprintf(&b, "slice of %s (%s algorithm): %s", sum.Criterion, sum.Algorithm, plural(sum.Instances, "instance"))
 	if len(sum.Threads) > 1 {
 		fmt.Fprintf(&b, " in %d threads", len(sum.Threads))
 	}
-	fmt.Fprintf(&b, ", %d source lines\n", len(sum.Lines))
+	fmt.Fprintf(&b, ", %s\n", plural(len(sum.Lines), "source line"))
 	width := 0
 	for _, lc := range sum.Lines {
 		if n := len(fmt.Sprintf("%s:%d", lc.File, lc.Line)); n > width {
@@ -321,11 +321,19 @@ func (sum *Summary) WriteText(w io.Writer) error {
 		for _, f := range sum.NoLines {
 			n += f.Instances
 		}
-		fmt.Fprintf(&b, "without source lines: %d instances in %d functions\n", n, len(sum.NoLines))
+		fmt.Fprintf(&b, "without source lines: %s in %s\n", plural(n, "instance"), plural(len(sum.NoLines), "function"))
 		for _, f := range sum.NoLines {
 			fmt.Fprintf(&b, "  %8d  %s\n", f.Instances, f.Name)
 		}
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// plural formats a count and a noun, with an s unless the count is 1.
+func plural(n int, noun string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, noun)
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
