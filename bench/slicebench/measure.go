@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"slices"
@@ -33,7 +34,17 @@ type traceResult struct {
 	load    time.Duration // median slice.Load
 	peakRSS int64         // VmHWM over the loads and traversals, bytes (0: unknown)
 	crits   []*critResult
-	e2e     *endToEnd
+}
+
+// worstE2E returns the criterion whose analyze slice run took longest.
+func (t *traceResult) worstE2E() *critResult {
+	var w *critResult
+	for _, c := range t.crits {
+		if c.e2e != nil && (w == nil || c.e2e.wall > w.e2e.wall) {
+			w = c
+		}
+	}
+	return w
 }
 
 // critResult is one criterion sliced with both algorithms.
@@ -47,6 +58,7 @@ type critResult struct {
 	finished bool          // the baseline finished within the timeout
 	impStats slice.Stats
 	basStats slice.Stats
+	e2e      *endToEnd
 }
 
 // speedup is baseline time / improved time, or 0 when the baseline did
@@ -58,7 +70,7 @@ func (c *critResult) speedup() float64 {
 	return float64(c.baseline) / float64(c.improved)
 }
 
-// endToEnd is analyze slice run as a subprocess on criterion #1.
+// endToEnd is analyze slice run as a subprocess on one criterion.
 type endToEnd struct {
 	seq     uint64
 	wall    time.Duration // median
@@ -112,9 +124,10 @@ func measureTrace(e *env, cfg config, trace string) (*traceResult, error) {
 	run = nil
 	runtime.GC()
 
-	res.e2e, err = runAnalyze(e, cfg, trace, seqs[0])
-	if err != nil {
-		return nil, err
+	for _, c := range res.crits {
+		if c.e2e, err = runAnalyze(e, cfg, trace, c.seq); err != nil {
+			return nil, err
+		}
 	}
 	return res, nil
 }
@@ -162,11 +175,13 @@ func lastLoads(trace string, n int, res *traceResult) ([]uint64, []string, error
 	where := make([]string, len(ring))
 	tables := r.Tables()
 	for i, l := range ring {
-		seqs[i], where[i] = l.seq, "?"
-		if in := tables.Instructions[l.pc]; in != nil {
-			if fn := tables.Functions[in.FunctionId]; fn != nil {
-				where[i] = fn.Name
-			}
+		loc := tables.Locate(l.pc)
+		seqs[i], where[i] = l.seq, loc.String()
+		switch {
+		case loc.Module != "" && loc.File == "" && loc.Function != "":
+			where[i] = filepath.Base(loc.Module) + ": " + where[i]
+		case loc.Module != "" && loc.File == "":
+			where[i] = fmt.Sprintf("%s@%#x", filepath.Base(loc.Module), loc.PC)
 		}
 	}
 	return seqs, where, nil
@@ -281,7 +296,7 @@ func runAnalyze(e *env, cfg config, trace string, seq uint64) (*endToEnd, error)
 		}
 	}
 	res.wall = median(res.all)
-	fmt.Fprintf(e.log, "slicebench: %s: analyze slice end to end %v (%v)\n", trace, res.wall.Round(time.Millisecond), roundAll(res.all))
+	fmt.Fprintf(e.log, "slicebench:   seq:%d: analyze slice end to end %v (%v)\n", seq, res.wall.Round(time.Millisecond), roundAll(res.all))
 	return res, nil
 }
 
