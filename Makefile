@@ -17,11 +17,13 @@ BENCH_EVENTS ?= 50000000
 # Counted runs of each command in the record benchmark (after a warm-up);
 # fewer than 3 make a smoke run.
 BENCH_RUNS ?= 3
+# How long the slicing benchmark lets one baseline traversal run.
+SLICE_TIMEOUT ?= 120s
 
 PROTOC_GO_OUT = protoc --plugin=protoc-gen-go=bin/protoc-gen-go \
 	--go_opt=module=$(MODULE) -I schema schema/trace.proto
 
-.PHONY: traces pgo all help deps build test fmt-check vet race check-generate generate bench bench-record bench-mg bench-locate demo fuzz clean
+.PHONY: traces pgo all help deps build test fmt-check vet race check-generate generate bench bench-record bench-mg bench-locate bench-slice demo fuzz clean
 
 all: build
 
@@ -36,6 +38,7 @@ help:
 	@echo 'make bench-record    time record against valgrind --tool=none and native runs, update bench/RESULTS.md (BENCH_RUNS=$(BENCH_RUNS), about 4 minutes)'
 	@echo 'make bench-mg        MG++ build speed, bytes per node+edge, snapshot time, node counts; update bench/RESULTS.md'
 	@echo 'make bench-locate    constraint checking and fault location on testdata/programs/ds, Tarantula, Table 3; update bench/RESULTS.md (about 10 minutes)'
+	@echo 'make bench-slice     backward slicing of ~1 M and ~10 M-instruction runs: slice.Load, improved vs baseline traversal, analyze slice end to end; update bench/RESULTS.md (about 30 minutes)'
 	@echo 'make traces          re-record the small traces in testdata/traces/ that analysis tests use'
 	@echo 'make pgo             regenerate record/default.pgo, the profile bin/record is optimized with'
 	@echo 'make fuzz            fuzz the trace reader, the probe stream decoder, the graph builder and the spec parser, FUZZTIME=$(FUZZTIME) each'
@@ -55,7 +58,7 @@ build:
 
 # bin/tracegen, bin/tracebench and bin/recordbench: the synthetic trace
 # writer and the benchmarks.
-bin/tracegen bin/tracebench bin/recordbench bin/mgbench bin/locatebench: bin/%: FORCE
+bin/tracegen bin/tracebench bin/recordbench bin/mgbench bin/locatebench bin/slicebench: bin/%: FORCE
 	$(GO) build -buildvcs=false -o $@ ./bench/$*
 
 test: deps fmt-check vet
@@ -129,6 +132,15 @@ bench-mg: build bin/mgbench
 # the paper's Table 3 (bench/locatebench).
 bench-locate: build bin/locatebench
 	bin/locatebench -results bench/RESULTS.md
+
+# Backward dynamic slicing (package slice) on recorded runs of
+# testdata/programs/slicework.c of about 1 M and 10 M instruction
+# instances: slice.Load, the improved and the baseline traversal from the
+# last 5 memory reads (seed 000 chapter 5), and analyze slice end to end
+# against the 10 s target (bench/slicebench). SLICE_TIMEOUT stops a
+# baseline traversal.
+bench-slice: build bin/slicebench
+	bin/slicebench -runs $(BENCH_RUNS) -timeout $(SLICE_TIMEOUT) -results bench/RESULTS.md
 
 # testdata/traces/*.trace: small recorded traces that analysis tests read
 # without the recorder (see testdata/traces/README.md).

@@ -1,8 +1,9 @@
 package slice
 
 import (
+	"cmp"
 	"math/bits"
-	"sort"
+	"slices"
 )
 
 // A dependency list holds the locations whose defining instance the
@@ -263,6 +264,7 @@ func (x *indexedDeps) useMem(addr, size uint64, user int64) {
 type memFilter struct {
 	iv      []interval // sorted, disjoint, not adjacent
 	pending []interval
+	spare   []interval // the merge's output buffer, reused
 }
 
 type interval struct{ lo, hi uint64 }
@@ -277,27 +279,57 @@ func (f *memFilter) add(lo, hi uint64) {
 		f.pending[k-1].hi = hi
 		return
 	}
+	// A range the filter already covers changes nothing: most uses are of
+	// locations read before.
+	if i := f.search(lo); i < len(f.iv) && f.iv[i].lo <= lo && hi <= f.iv[i].hi {
+		return
+	}
 	f.pending = append(f.pending, interval{lo, hi})
 	if len(f.pending) >= filterBatch {
 		f.merge()
 	}
 }
 
+// search returns the first interval of iv that ends after lo.
+func (f *memFilter) search(lo uint64) int {
+	i, j := 0, len(f.iv)
+	for i < j {
+		h := int(uint(i+j) >> 1)
+		if f.iv[h].hi > lo {
+			j = h
+		} else {
+			i = h + 1
+		}
+	}
+	return i
+}
+
+// merge sorts the pending ranges and merges them into iv in one pass.
 func (f *memFilter) merge() {
-	all := append(f.iv, f.pending...)
-	f.pending = f.pending[:0]
-	sort.Slice(all, func(i, j int) bool { return all[i].lo < all[j].lo })
-	out := all[:0]
-	for _, v := range all {
+	p := f.pending
+	slices.SortFunc(p, func(a, b interval) int { return cmp.Compare(a.lo, b.lo) })
+	out := f.spare[:0]
+	push := func(v interval) {
 		if k := len(out); k > 0 && v.lo <= out[k-1].hi {
 			if v.hi > out[k-1].hi {
 				out[k-1].hi = v.hi
 			}
-			continue
+			return
 		}
 		out = append(out, v)
 	}
-	f.iv = out
+	i, j := 0, 0
+	for i < len(f.iv) || j < len(p) {
+		if j == len(p) || (i < len(f.iv) && f.iv[i].lo <= p[j].lo) {
+			push(f.iv[i])
+			i++
+		} else {
+			push(p[j])
+			j++
+		}
+	}
+	f.spare, f.iv = f.iv, out
+	f.pending = p[:0]
 }
 
 // overlaps reports whether [lo, hi) meets the filter.
@@ -307,6 +339,6 @@ func (f *memFilter) overlaps(lo, hi uint64) bool {
 			return true
 		}
 	}
-	i := sort.Search(len(f.iv), func(i int) bool { return f.iv[i].hi > lo })
+	i := f.search(lo)
 	return i < len(f.iv) && f.iv[i].lo < hi
 }

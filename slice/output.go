@@ -244,31 +244,64 @@ func (res *Result) Summarize(keep []schema.ThreadID) (*Summary, error) {
 	lines := make(map[key]*LineCount)
 	funcs := make(map[string]int)
 	threads := make(map[schema.ThreadID]bool)
-	err := res.Rows(keep, func(row Row) error {
-		sum.Instances++
-		threads[row.Thread] = true
-		if row.Loc.File != "" && row.Loc.Line != 0 {
-			k := key{row.Loc.File, row.Loc.Line}
+	// Count the members per static instruction first: the text needs no
+	// dependences (Rows would format every edge) and one location lookup
+	// per instruction, not per instance.
+	r := res.Run
+	keepSet := make(map[schema.ThreadID]bool, len(keep))
+	for _, t := range keep {
+		keepSet[t] = true
+	}
+	counts := make([]int, len(r.Statics))
+	first := make([]uint32, len(r.Statics)) // the static's first member
+	seenThread := make([]bool, len(r.Threads))
+	for _, i := range res.Members {
+		ti := r.thread[i]
+		if len(keepSet) > 0 && !keepSet[r.Threads[ti]] {
+			continue
+		}
+		seenThread[ti] = true
+		if s := r.sid[i]; counts[s] == 0 {
+			first[s] = i
+		}
+		counts[r.sid[i]]++
+	}
+	for ti, seen := range seenThread {
+		if seen {
+			threads[r.Threads[ti]] = true
+		}
+	}
+	// A line's function is that of its first member instance (a line of
+	// inlined code lies in several functions).
+	lineFirst := make(map[key]uint32)
+	for s, n := range counts {
+		if n == 0 {
+			continue
+		}
+		sum.Instances += n
+		loc := r.Tables.Locate(r.Statics[s].PC)
+		if loc.File != "" && loc.Line != 0 {
+			k := key{loc.File, loc.Line}
 			lc := lines[k]
 			if lc == nil {
-				lc = &LineCount{File: k.file, Line: k.line, Function: row.Loc.Function}
+				lc = &LineCount{File: k.file, Line: k.line}
 				lines[k] = lc
 			}
-			lc.Instances++
-			return nil
+			if f, ok := lineFirst[k]; !ok || first[s] < f {
+				lineFirst[k] = first[s]
+				lc.Function = loc.Function
+			}
+			lc.Instances += n
+			continue
 		}
-		name := row.Loc.Function
+		name := loc.Function
 		if name == "" {
-			name = row.Loc.String()
-			if row.Loc.Module != "" {
-				name = row.Loc.Module
+			name = loc.String()
+			if loc.Module != "" {
+				name = loc.Module
 			}
 		}
-		funcs[name]++
-		return nil
-	})
-	if err != nil {
-		return nil, err
+		funcs[name] += n
 	}
 	for _, lc := range lines {
 		sum.Lines = append(sum.Lines, *lc)

@@ -1,10 +1,12 @@
 package slice
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
 	"math/bits"
+	"slices"
 	"sort"
 
 	"github.com/mgtrace/mgtrace/schema/tracepb"
@@ -415,22 +417,7 @@ func (sl *slicer) addUses(i uint32, t uint32, st *Static, accs []access) {
 
 // mergeEdges sorts edges and joins adjacent memory ranges of one pair.
 func mergeEdges(es []Edge) []Edge {
-	sort.Slice(es, func(a, b int) bool {
-		x, y := es[a], es[b]
-		if x.User != y.User {
-			return x.User < y.User
-		}
-		if x.Def != y.Def {
-			return x.Def < y.Def
-		}
-		if x.Kind != y.Kind {
-			return x.Kind < y.Kind
-		}
-		if x.Reg != y.Reg {
-			return x.Reg < y.Reg
-		}
-		return x.Addr < y.Addr
-	})
+	sortEdges(es)
 	out := es[:0]
 	for _, e := range es {
 		if k := len(out); k > 0 {
@@ -450,4 +437,73 @@ func mergeEdges(es []Edge) []Edge {
 		out = append(out, e)
 	}
 	return out
+}
+
+// compareEdges orders edges by user, definition, kind, register and
+// address.
+func compareEdges(x, y Edge) int {
+	if c := cmp.Compare(x.User, y.User); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(x.Def, y.Def); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(x.Kind, y.Kind); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(x.Reg, y.Reg); c != 0 {
+		return c
+	}
+	return cmp.Compare(x.Addr, y.Addr)
+}
+
+// sortEdges sorts edges by compareEdges. Users are instances (or -1), so
+// a counting sort by user places every edge in its user's group in linear
+// time, in place by following the permutation's cycles; then each group,
+// a few edges, is sorted by the rest. The traversal emits a definition's
+// edges when it reaches it, latest first, so taking the edges in reverse
+// leaves most groups sorted already.
+func sortEdges(es []Edge) {
+	if len(es) < 2 {
+		return
+	}
+	maxUser := int64(-1)
+	for _, e := range es {
+		if e.User < -1 {
+			slices.SortFunc(es, compareEdges)
+			return
+		}
+		maxUser = max(maxUser, e.User)
+	}
+	if len(es) >= math.MaxUint32 || maxUser >= math.MaxUint32-1 {
+		slices.SortFunc(es, compareEdges)
+		return
+	}
+	// start[u+1] is where the group of user u begins (u = -1 too).
+	start := make([]uint32, maxUser+3)
+	for _, e := range es {
+		start[e.User+2]++
+	}
+	for u := 1; u < len(start); u++ {
+		start[u] += start[u-1]
+	}
+	next := slices.Clone(start)
+	dest := make([]uint32, len(es))
+	for k := len(es) - 1; k >= 0; k-- {
+		g := es[k].User + 1
+		dest[k] = next[g]
+		next[g]++
+	}
+	for k := range es {
+		for dest[k] != uint32(k) {
+			j := dest[k]
+			es[k], es[j] = es[j], es[k]
+			dest[k], dest[j] = dest[j], dest[k]
+		}
+	}
+	for g := 0; g+1 < len(start); g++ {
+		if grp := es[start[g]:start[g+1]]; len(grp) > 1 && !slices.IsSortedFunc(grp, compareEdges) {
+			slices.SortFunc(grp, compareEdges)
+		}
+	}
 }
