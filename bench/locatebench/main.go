@@ -42,7 +42,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"flag"
@@ -78,9 +77,6 @@ const (
 	programOps     = 500  // operations of the programs' second phase
 	faultStride    = 100  // fault k looks for a chance to fire from op faultStride*k
 )
-
-// module is the module path that marks the repository's go.mod.
-const module = "github.com/mgtrace/mgtrace"
 
 // structure is one program of the suite with the paper's figures for it.
 type structure struct {
@@ -249,11 +245,11 @@ type env struct {
 // run measures the selected structures and writes the report.
 func run(cfg config, log io.Writer) error {
 	rep := &report{cfg: cfg, start: time.Now(), machine: results.DescribeMachine()}
-	root, err := findRoot()
+	root, err := results.FindRoot("locatebench")
 	if err != nil {
 		return err
 	}
-	rep.commit = commit(root)
+	rep.commit = results.Commit(root)
 	bin, err := filepath.Abs(cfg.bin)
 	if err != nil {
 		return err
@@ -298,43 +294,6 @@ func run(cfg config, log io.Writer) error {
 		return section.Update(cfg.results, text)
 	}
 	return nil
-}
-
-// findRoot returns the repository's root: the nearest directory at or
-// above the working directory whose go.mod declares the module.
-func findRoot() (string, error) {
-	wd, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for dir := wd; ; dir = filepath.Dir(dir) {
-		if data, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil {
-			sc := bufio.NewScanner(bytes.NewReader(data))
-			for sc.Scan() {
-				if f := strings.Fields(sc.Text()); len(f) >= 2 && f[0] == "module" && strings.Trim(f[1], "\"`") == module {
-					return dir, nil
-				}
-			}
-		}
-		if filepath.Dir(dir) == dir {
-			return "", fmt.Errorf("run locatebench inside the mgtrace repository: no go.mod of %s at or above %s", module, wd)
-		}
-	}
-}
-
-// commit returns the short commit of the repository at root, with
-// "+changes" when the tracked files differ from it, or "" when git
-// cannot say.
-func commit(root string) string {
-	out, err := exec.Command("git", "-C", root, "rev-parse", "--short", "HEAD").Output()
-	if err != nil {
-		return ""
-	}
-	c := strings.TrimSpace(string(out))
-	if st, err := exec.Command("git", "-C", root, "status", "--porcelain", "--untracked-files=no").Output(); err == nil && len(bytes.TrimSpace(st)) > 0 {
-		c += "+changes"
-	}
-	return c
 }
 
 // source returns the path of a program's source or spec file.

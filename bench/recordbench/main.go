@@ -23,7 +23,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -66,9 +65,6 @@ const (
 	noneTarget  = 3.0 // record time / valgrind --tool=none time, at most
 	bytesTarget = 4.0 // trace bytes per memory event on list and tree, at most
 )
-
-// module is the module path that marks the repository's go.mod.
-const module = "github.com/mgtrace/mgtrace"
 
 // sizes are the benchmark programs' work sizes.
 type sizes struct {
@@ -378,7 +374,7 @@ type runner struct {
 // run measures the selected benchmark programs. Progress goes to log.
 func run(ctx context.Context, cfg config, log io.Writer) (*report, error) {
 	rep := &report{cfg: cfg, machine: results.DescribeMachine(), start: time.Now()}
-	root, err := findRoot()
+	root, err := results.FindRoot("recordbench")
 	if err != nil {
 		return nil, err
 	}
@@ -400,7 +396,7 @@ func run(ctx context.Context, cfg config, log io.Writer) (*report, error) {
 		}
 	}
 	r.record, r.analyze = filepath.Join(bin, "record"), filepath.Join(bin, "analyze")
-	rep.commit = commit(root)
+	rep.commit = results.Commit(root)
 
 	if r.tmp, err = os.MkdirTemp("", "recordbench-"); err != nil {
 		return nil, fmt.Errorf("create temporary directory: %w", err)
@@ -426,42 +422,6 @@ func run(ctx context.Context, cfg config, log io.Writer) (*report, error) {
 		}
 	}
 	return rep, nil
-}
-
-// findRoot returns the repository's root: the nearest directory at or
-// above the working directory whose go.mod declares the module.
-func findRoot() (string, error) {
-	wd, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for dir := wd; ; dir = filepath.Dir(dir) {
-		if data, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil {
-			sc := bufio.NewScanner(bytes.NewReader(data))
-			for sc.Scan() {
-				if f := strings.Fields(sc.Text()); len(f) >= 2 && f[0] == "module" && strings.Trim(f[1], "\"`") == module {
-					return dir, nil
-				}
-			}
-		}
-		if filepath.Dir(dir) == dir {
-			return "", fmt.Errorf("run recordbench inside the mgtrace repository: no go.mod of %s at or above %s", module, wd)
-		}
-	}
-}
-
-// commit returns the short commit of the repository at root, with
-// "+changes" when the tree differs from it, or "" when git cannot say.
-func commit(root string) string {
-	out, err := exec.Command("git", "-C", root, "rev-parse", "--short", "HEAD").Output()
-	if err != nil {
-		return ""
-	}
-	c := strings.TrimSpace(string(out))
-	if st, err := exec.Command("git", "-C", root, "status", "--porcelain", "--untracked-files=no").Output(); err == nil && len(bytes.TrimSpace(st)) > 0 {
-		c += "+changes"
-	}
-	return c
 }
 
 // prepare finds or builds the program of m, or says why it is skipped.

@@ -395,7 +395,7 @@ func buildTools(t *testing.T) string {
 	if _, err := os.Stat("/usr/include/valgrind/pub_tool_basics.h"); err != nil {
 		t.Skipf("the Valgrind tool headers are missing (%v): apt-get install valgrind", err)
 	}
-	root, err := findRoot()
+	root, err := results.FindRoot("recordbench")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -33,7 +33,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"flag"
@@ -51,9 +50,6 @@ import (
 
 // target is the end-to-end time analyze slice may take on the 10 M run.
 const target = 10 * time.Second
-
-// module is the module path that marks the repository's go.mod.
-const module = "github.com/mgtrace/mgtrace"
 
 // program is the benchmark program, in testdata/programs.
 const program = "slicework"
@@ -188,11 +184,11 @@ type env struct {
 // run measures every trace and writes the report.
 func run(cfg config, log io.Writer) error {
 	rep := &report{cfg: cfg, start: time.Now(), machine: results.DescribeMachine()}
-	root, err := findRoot()
+	root, err := results.FindRoot("slicebench")
 	if err != nil {
 		return err
 	}
-	rep.commit = commit(root)
+	rep.commit = results.Commit(root)
 	bin, err := filepath.Abs(cfg.bin)
 	if err != nil {
 		return err
@@ -261,43 +257,6 @@ func run(cfg config, log io.Writer) error {
 		return section.Update(cfg.results, text)
 	}
 	return nil
-}
-
-// findRoot returns the repository's root: the nearest directory at or
-// above the working directory whose go.mod declares the module.
-func findRoot() (string, error) {
-	wd, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for dir := wd; ; dir = filepath.Dir(dir) {
-		if data, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil {
-			sc := bufio.NewScanner(bytes.NewReader(data))
-			for sc.Scan() {
-				if f := strings.Fields(sc.Text()); len(f) >= 2 && f[0] == "module" && strings.Trim(f[1], "\"`") == module {
-					return dir, nil
-				}
-			}
-		}
-		if filepath.Dir(dir) == dir {
-			return "", fmt.Errorf("run slicebench inside the mgtrace repository: no go.mod of %s at or above %s", module, wd)
-		}
-	}
-}
-
-// commit returns the short commit of the repository at root, with
-// "+changes" when the tracked files differ from it, or "" when git
-// cannot say.
-func commit(root string) string {
-	out, err := exec.Command("git", "-C", root, "rev-parse", "--short", "HEAD").Output()
-	if err != nil {
-		return ""
-	}
-	c := strings.TrimSpace(string(out))
-	if st, err := exec.Command("git", "-C", root, "status", "--porcelain", "--untracked-files=no").Output(); err == nil && len(bytes.TrimSpace(st)) > 0 {
-		c += "+changes"
-	}
-	return c
 }
 
 // build compiles the benchmark program as the test programs are built
