@@ -14,11 +14,11 @@ import (
 	"runtime/debug"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/mgtrace/mgtrace/bench/internal/results"
 	"github.com/mgtrace/mgtrace/schema"
 	"github.com/mgtrace/mgtrace/slice"
 )
@@ -93,7 +93,7 @@ func measureTrace(e *env, cfg config, trace string) (*traceResult, error) {
 
 	runtime.GC()
 	debug.FreeOSMemory()
-	rssKnown := resetPeakRSS()
+	rssKnown := results.ResetPeakRSS()
 	var run *slice.Run
 	var loads []time.Duration
 	for k := 0; k < cfg.runs; k++ {
@@ -119,7 +119,7 @@ func measureTrace(e *env, cfg config, trace string) (*traceResult, error) {
 		res.crits = append(res.crits, c)
 	}
 	if rssKnown {
-		res.peakRSS = peakRSS()
+		res.peakRSS = results.PeakRSS()
 	}
 	run = nil
 	runtime.GC()
@@ -336,29 +336,4 @@ func roundAll(ds []time.Duration) []time.Duration {
 		out[i] = d.Round(time.Millisecond)
 	}
 	return out
-}
-
-// peakRSS returns the process's peak resident set size (VmHWM) in bytes,
-// or 0 when unknown.
-func peakRSS() int64 {
-	b, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
-			if err != nil {
-				return 0
-			}
-			return kb << 10
-		}
-	}
-	return 0
-}
-
-// resetPeakRSS sets VmHWM to the current RSS (Linux 4.0 and later) and
-// reports whether it could.
-func resetPeakRSS() bool {
-	return os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) == nil
 }

@@ -22,7 +22,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
-	"strconv"
 	"strings"
 	"time"
 	"unsafe"
@@ -141,20 +140,20 @@ func run(cfg config) (*result, error) {
 		defer os.Remove(res.path)
 	}
 
-	res.peakSplit = resetPeakRSS()
+	res.peakSplit = results.ResetPeakRSS()
 	if err := res.write(); err != nil {
 		return nil, err
 	}
-	res.writePeak = peakRSS()
+	res.writePeak = results.PeakRSS()
 
 	// Give the write phase's memory back so that the read phase's peak is
 	// its own.
 	debug.FreeOSMemory()
-	res.peakSplit = res.peakSplit && resetPeakRSS()
+	res.peakSplit = res.peakSplit && results.ResetPeakRSS()
 	if err := res.read(); err != nil {
 		return nil, err
 	}
-	res.readPeak = peakRSS()
+	res.readPeak = results.PeakRSS()
 	return res, nil
 }
 
@@ -316,29 +315,4 @@ func (res *result) markdown() string {
 		mib(chunkEvents*int64(unsafe.Sizeof(schema.Event{}))))
 	fmt.Fprintln(&b, section.End())
 	return b.String()
-}
-
-// peakRSS returns the process's peak resident set size (VmHWM) in bytes,
-// or 0 when unknown.
-func peakRSS() int64 {
-	b, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
-			if err != nil {
-				return 0
-			}
-			return kb << 10
-		}
-	}
-	return 0
-}
-
-// resetPeakRSS sets VmHWM to the current RSS (Linux 4.0 and later) and
-// reports whether it could.
-func resetPeakRSS() bool {
-	return os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) == nil
 }
