@@ -6,6 +6,7 @@ import (
 
 	"github.com/mgtrace/mgtrace/locate/spec"
 	"github.com/mgtrace/mgtrace/mgbuild"
+	"github.com/mgtrace/mgtrace/schema"
 )
 
 // genKind says how the values of a variable are enumerated.
@@ -161,7 +162,7 @@ func (p *program) binder(run *Run) func(n *mgbuild.Node) *nodeType {
 					continue
 				}
 				si := info(n.Site)
-				if si.line == s.Line && sameFile(si.file, s.File) {
+				if si.line == s.Line && schema.MatchFile(si.file, s.File) {
 					return t
 				}
 			}

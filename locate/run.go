@@ -3,7 +3,6 @@ package locate
 import (
 	"fmt"
 	"io"
-	"path"
 	"sort"
 	"strings"
 
@@ -189,15 +188,6 @@ func (r *Run) OpPC(t mgbuild.TS) uint64 {
 		return r.opPC[t]
 	}
 	return 0
-}
-
-// sameFile says whether a file path from the tables is the file a spec
-// names: the same path, the same base name, or a path suffix.
-func sameFile(full, want string) bool {
-	if full == want || path.Base(full) == want {
-		return true
-	}
-	return strings.HasSuffix(full, "/"+strings.TrimPrefix(want, "/"))
 }
 
 // pfFrame is a call in progress, as the point finder keeps it.
@@ -411,7 +401,7 @@ func (p *pointFinder) index() {
 		if f != nil && in.Line != 0 {
 			key = fmt.Sprintf("%s:%d", f.Path, in.Line)
 			for _, c := range p.lines {
-				if int(in.Line) == c.Line && sameFile(f.Path, c.File) && key != prevKey {
+				if int(in.Line) == c.Line && schema.MatchFile(f.Path, c.File) && key != prevKey {
 					p.linePCs[pc] = c.String()
 				}
 			}

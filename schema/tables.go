@@ -2,7 +2,9 @@ package schema
 
 import (
 	"fmt"
+	"path"
 	"sort"
+	"strings"
 
 	"github.com/mgtrace/mgtrace/schema/tracepb"
 )
@@ -180,4 +182,26 @@ func (t *Tables) functionAt(pc uint64) *tracepb.Function {
 		return fs[i]
 	}
 	return nil
+}
+
+// MatchFile reports whether name, a file as a user gives it, names the
+// file at path, as a trace names it: the same path, a base name or a
+// trailing part of the path ("list.c" and "programs/list.c" match
+// "testdata/programs/list.c"), or a longer path that ends with it (an
+// absolute path of a file the trace names relative to where it was
+// built). Parts match whole: "st.c" does not match "list.c".
+func MatchFile(path, name string) bool {
+	p, n := cleanPath(path), cleanPath(name)
+	if p == "" || n == "" {
+		return false
+	}
+	return p == n || strings.HasSuffix(p, "/"+n) || strings.HasSuffix(n, "/"+p)
+}
+
+// cleanPath cleans a slash-separated path; "" stays "".
+func cleanPath(p string) string {
+	if p == "" {
+		return ""
+	}
+	return path.Clean(p)
 }

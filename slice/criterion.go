@@ -2,7 +2,6 @@ package slice
 
 import (
 	"fmt"
-	"path"
 	"strconv"
 	"strings"
 
@@ -188,7 +187,7 @@ func (r *Run) lineExecution(file string, line uint32, k int) ([]uint32, int, err
 			continue
 		}
 		f := r.Tables.Files[in.FileId]
-		if f == nil || !sameFile(f.Path, file) {
+		if f == nil || !schema.MatchFile(f.Path, file) {
 			continue
 		}
 		anyFile = true
@@ -248,13 +247,4 @@ func (r *Run) lineExecution(file string, line uint32, k int) ([]uint32, int, err
 		return nil, count, fmt.Errorf("criterion %s:%d#%d: the line ran %s", file, line, k, plural(count, "time"))
 	}
 	return chosen, count, nil
-}
-
-// sameFile says whether a path from the tables is the file a user names:
-// the same path, the same base name, or a path suffix.
-func sameFile(full, want string) bool {
-	if full == want || path.Base(full) == want {
-		return true
-	}
-	return strings.HasSuffix(full, "/"+strings.TrimPrefix(want, "/"))
 }

@@ -25,7 +25,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path"
 	"slices"
 	"strings"
 
@@ -227,36 +226,14 @@ func (c *Coverage) Lookup(s Statement) (Covered, bool) {
 }
 
 // Covers reports whether the run executed line of a file that file
-// matches (see MatchFile).
+// matches (see schema.MatchFile).
 func (c *Coverage) Covers(file string, line int) bool {
 	for _, s := range c.Statements {
-		if s.Line == line && MatchFile(s.File, file) {
+		if s.Line == line && schema.MatchFile(s.File, file) {
 			return true
 		}
 	}
 	return false
-}
-
-// MatchFile reports whether name, a file as a user gives it, names the
-// file at path, as a trace names it: the same path, a base name or a
-// trailing part of the path ("list.c" and "programs/list.c" match
-// "testdata/programs/list.c"), or a longer path that ends with it (an
-// absolute path of a file the trace names relative to where it was
-// built). Parts match whole: "st.c" does not match "list.c".
-func MatchFile(path, name string) bool {
-	p, n := cleanPath(path), cleanPath(name)
-	if p == "" || n == "" {
-		return false
-	}
-	return p == n || strings.HasSuffix(p, "/"+n) || strings.HasSuffix(n, "/"+p)
-}
-
-// cleanPath cleans a slash-separated path; "" stays "".
-func cleanPath(p string) string {
-	if p == "" {
-		return ""
-	}
-	return path.Clean(p)
 }
 
 // ErrNotCovered is returned (wrapped) by Examined when no run executed

@@ -320,7 +320,7 @@ func TestSeededFault(t *testing.T) {
 
 	scores := Rank(fail, pass)
 	top := scores[0]
-	if top.Line != bug || !MatchFile(top.File, "testdata/programs/tarantula.c") || top.Function != "mid" ||
+	if top.Line != bug || !schema.MatchFile(top.File, "testdata/programs/tarantula.c") || top.Function != "mid" ||
 		top.Tarantula != 1 || top.Ochiai != 1 || top.Failed != 1 || top.Passed != 0 || top.Rank != 1 {
 		t.Errorf("first in the ranking: %+v; want tarantula.c:%d (mid), Tarantula 1, Ochiai 1, failed 1, passed 0", top, bug)
 	}

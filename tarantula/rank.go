@@ -5,6 +5,8 @@ import (
 	"math"
 	"sort"
 	"strings"
+
+	"github.com/mgtrace/mgtrace/schema"
 )
 
 // Score is the suspiciousness of one statement over a set of runs.
@@ -118,7 +120,7 @@ type Examination struct {
 	Total int
 }
 
-// Examined finds the statement at line of file (matched by MatchFile) in
+// Examined finds the statement at line of file (matched by schema.MatchFile) in
 // scores, as Rank returned them, and says how many statements a
 // developer examines, going down the ranking, before finding it. Ties are
 // counted by Tarantula score alone: in the worst case every statement
@@ -129,7 +131,7 @@ type Examination struct {
 func Examined(scores []Score, file string, line int) (Examination, error) {
 	var found []int
 	for i := range scores {
-		if scores[i].Line == line && MatchFile(scores[i].File, file) {
+		if scores[i].Line == line && schema.MatchFile(scores[i].File, file) {
 			found = append(found, i)
 		}
 	}

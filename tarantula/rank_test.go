@@ -210,28 +210,3 @@ func TestExamined(t *testing.T) {
 		}
 	}
 }
-
-// TestMatchFile checks how a file a user names matches a trace's paths.
-func TestMatchFile(t *testing.T) {
-	for _, tc := range []struct {
-		path, name string
-		want       bool
-	}{
-		{"testdata/programs/list.c", "list.c", true},
-		{"testdata/programs/list.c", "programs/list.c", true},
-		{"testdata/programs/list.c", "testdata/programs/list.c", true},
-		{"testdata/programs/list.c", "./testdata/programs/list.c", true},
-		{"testdata/programs/list.c", "/home/me/mgtrace/testdata/programs/list.c", true},
-		{"/build/src/list.c", "list.c", true},
-		{"/build/src/list.c", "src/list.c", true},
-		{"testdata/programs/list.c", "st.c", false},
-		{"testdata/programs/list.c", "tree.c", false},
-		{"testdata/programs/list.c", "other/list.c", false},
-		{"testdata/programs/list.c", "", false},
-		{"", "list.c", false},
-	} {
-		if got := MatchFile(tc.path, tc.name); got != tc.want {
-			t.Errorf("MatchFile(%q, %q) = %v, want %v", tc.path, tc.name, got, tc.want)
-		}
-	}
-}

@@ -345,7 +345,7 @@ func measureFault(e *env, cfg config, s structure, f fault, specPath string) (*f
 		fr.steps, fr.examined, fr.pending = res.Steps, res.Examined, len(res.Pending)
 		for _, ft := range res.Faults {
 			st := strconv.Itoa(int(ft.Line))
-			if !tarantula.MatchFile(ft.File, s.name+".c") {
+			if !schema.MatchFile(ft.File, s.name+".c") {
 				st = fmt.Sprintf("%s:%d", filepath.Base(ft.File), ft.Line)
 			} else if int(ft.Line) == f.line {
 				fr.found = true
