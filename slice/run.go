@@ -86,7 +86,6 @@ type Run struct {
 	unplaced  int // memory events not matched to an instance
 	undecoded int // instructions whose code could not be decoded
 	truncated bool
-	lastSeq   uint64
 }
 
 // stackRange is the span of a thread's rsp-based accesses, widened below
@@ -129,6 +128,7 @@ type threadState struct {
 	cursor               uint32 // next instance to match a memory event to
 	stepped              uint32 // next instance of the block to follow calls and returns through
 	haveBlock            bool
+	last                 int64 // the thread's latest instance, -1 before its first
 	frames               []saveFrame
 }
 
@@ -177,12 +177,11 @@ func Load(tr *schema.Reader, opt LoadOptions) (*Run, error) {
 			i = uint32(len(r.Threads))
 			r.tindex[t] = i
 			r.Threads = append(r.Threads, t)
-			ts = append(ts, &threadState{frames: []saveFrame{{}}})
+			ts = append(ts, &threadState{frames: []saveFrame{{}}, last: -1})
 			r.stack = append(r.stack, stackRange{})
 		}
 		return i, ts[i]
 	}
-	lastInst := map[uint32]int64{} // per thread: its latest instance
 	var exitSignal uint64
 	var lastSignal struct {
 		inst int64
@@ -197,7 +196,6 @@ func Load(tr *schema.Reader, opt LoadOptions) (*Run, error) {
 		if err != nil {
 			return nil, err
 		}
-		r.lastSeq = ev.Seq
 		if opt.Progress != nil && ev.Seq&(1<<20-1) == 0 {
 			opt.Progress(ev.Seq)
 		}
@@ -217,10 +215,10 @@ func Load(tr *schema.Reader, opt LoadOptions) (*Run, error) {
 				if opt.MaxInstances > 0 && len(r.sid) >= opt.MaxInstances {
 					return nil, fmt.Errorf("%s: more than %d instruction instances (at event %d): slice a region (--region) or raise --max-instructions", r.Name, opt.MaxInstances, ev.Seq)
 				}
-				if prev, ok := lastInst[ti]; ok {
-					r.follow(prev, s)
+				if k == 0 {
+					// Only a block's first instruction can follow a jump.
+					r.follow(st.last, s)
 				}
-				lastInst[ti] = int64(len(r.sid))
 				r.sid = append(r.sid, s)
 				r.thread = append(r.thread, ti)
 				r.seq = append(r.seq, ev.Seq)
@@ -230,6 +228,9 @@ func Load(tr *schema.Reader, opt LoadOptions) (*Run, error) {
 				}
 			}
 			st.blockEnd = uint32(len(r.sid))
+			if st.blockEnd > st.blockFirst {
+				st.last = int64(st.blockEnd) - 1
+			}
 			st.cursor, st.stepped = st.blockFirst, st.blockFirst
 			st.haveBlock = true
 			if want[ev.Seq] && st.blockEnd > st.blockFirst {
@@ -290,7 +291,7 @@ func Load(tr *schema.Reader, opt LoadOptions) (*Run, error) {
 			// The faulting instruction, and those before it in its
 			// straight-line run, are not in any BLOCK: add them.
 			inst := int64(-1)
-			if i, ok := r.placeSignal(ti, st, ev, lastInst); ok {
+			if i, ok := r.placeSignal(ti, st, ev); ok {
 				inst = int64(i)
 				if want[ev.Seq] {
 					r.eventInst[ev.Seq] = i
@@ -389,7 +390,7 @@ func (r *Run) place(st *threadState, pc uint64) (uint32, bool) {
 // The probe counts a block's instructions up to its last event, so the
 // instructions from there to the faulting one are added here when they
 // run on in address order.
-func (r *Run) placeSignal(ti uint32, st *threadState, ev *schema.Event, lastInst map[uint32]int64) (uint32, bool) {
+func (r *Run) placeSignal(ti uint32, st *threadState, ev *schema.Event) (uint32, bool) {
 	if st.haveBlock {
 		if i, ok := r.place(st, ev.PC); ok {
 			return i, true
@@ -422,7 +423,7 @@ func (r *Run) placeSignal(ti uint32, st *threadState, ev *schema.Event, lastInst
 		return 0, false
 	}
 	for _, s := range added {
-		lastInst[ti] = int64(len(r.sid))
+		st.last = int64(len(r.sid))
 		r.sid = append(r.sid, s)
 		r.thread = append(r.thread, ti)
 		r.seq = append(r.seq, ev.Seq)
