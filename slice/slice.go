@@ -129,7 +129,8 @@ type slicer struct {
 	edges   []Edge
 	// suspended register users, by the save instance that ends the bypass
 	suspended map[uint32][]suspension
-	forced    map[uint32]bool
+	forced    []uint32 // the criterion's instances, ascending
+	fk        int      // forced[fk] is the next one the walk down meets
 	stats     Stats
 }
 
@@ -157,7 +158,8 @@ func Slice(r *Run, c Point, opt Options) (*Result, error) {
 		filter:    opt.Algorithm == Improved,
 		member:    make([]uint64, (n+63)/64),
 		suspended: make(map[uint32][]suspension),
-		forced:    make(map[uint32]bool),
+		forced:    c.Insts,
+		fk:        len(c.Insts) - 1,
 		regFilter: make([]insn.Regs, len(r.Threads)),
 	}
 	if opt.Algorithm == Baseline {
@@ -171,10 +173,7 @@ func Slice(r *Run, c Point, opt Options) (*Result, error) {
 		for i := range sl.depth {
 			sl.depth[i] = noDepth
 		}
-	}
-	for _, i := range c.Insts {
-		sl.forced[i] = true
-		if sl.depth != nil {
+		for _, i := range c.Insts {
 			sl.depth[i] = 0
 		}
 	}
@@ -254,7 +253,10 @@ func (sl *slicer) visit(i uint32, accs []access) {
 	t := r.thread[i]
 	st := &r.Statics[r.sid[i]]
 	defs := st.Info.Defs
-	forced := sl.forced[i]
+	forced := sl.fk >= 0 && sl.forced[sl.fk] == i
+	if forced {
+		sl.fk--
+	}
 	if sl.filter && !forced {
 		hit := sl.regFilter[t]&defs != 0 || (sl.want[i/64]&(1<<(i%64)) != 0)
 		if !hit {
