@@ -165,6 +165,7 @@ func runSlice(e *env, f *sliceFlags, args []string) error {
 	sopt := slice.Options{
 		Algorithm: alg, DataOnly: f.dataOnly, PruneSaveRestore: f.prune,
 		MaxDepth: f.depth, NoAddress: f.noAddress,
+		NoEdges: f.format == "text", // the summary counts members only
 	}
 	if sopt.From, err = run.RegionStart(from); err != nil {
 		return err

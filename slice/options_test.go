@@ -1,6 +1,7 @@
 package slice_test
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/mgtrace/mgtrace/internal/testprog"
@@ -255,6 +256,25 @@ func TestParseAddrReg(t *testing.T) {
 	for _, bad := range []string{"", "foo", "reg_other", "rsp2"} {
 		if _, err := slice.ParseReg(bad); err == nil {
 			t.Errorf("ParseReg(%q): no error", bad)
+		}
+	}
+}
+
+// TestNoEdges checks that leaving the edges out changes nothing else.
+func TestNoEdges(t *testing.T) {
+	run := recordSliceProg(t, "loop")
+	p, err := run.Resolve(slice.Criterion{Kind: slice.ByLine, File: "loop.c", Line: 44})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, alg := range []slice.Algorithm{slice.Improved, slice.Baseline} {
+		full := mustSlice(t, run, p, slice.Options{Algorithm: alg})
+		bare := mustSlice(t, run, p, slice.Options{Algorithm: alg, NoEdges: true})
+		if len(bare.Edges) != 0 {
+			t.Errorf("%v: NoEdges kept %d edges", alg, len(bare.Edges))
+		}
+		if len(full.Edges) == 0 || fmt.Sprint(full.Members) != fmt.Sprint(bare.Members) {
+			t.Errorf("%v: members differ without edges (%d against %d), or the full slice has no edges", alg, len(bare.Members), len(full.Members))
 		}
 	}
 }

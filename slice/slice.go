@@ -85,6 +85,10 @@ type Options struct {
 	// From is the first instance the traversal may reach (the start of a
 	// region); the slice stops there.
 	From uint32
+	// NoEdges leaves Result.Edges empty, for callers that need the
+	// members only (the text summary): on large slices the edges are most
+	// of the time and memory.
+	NoEdges bool
 	// Context cancels a long traversal.
 	Context context.Context
 }
@@ -305,7 +309,9 @@ func (sl *slicer) visit(i uint32, accs []access) {
 			continue
 		}
 		if sl.deps.killReg(t, uint8(reg), func(u int64) {
-			sl.edges = append(sl.edges, Edge{User: u, Def: int64(i), Kind: DepRegister, Reg: tracepb.Register(reg)})
+			if !sl.opt.NoEdges {
+				sl.edges = append(sl.edges, Edge{User: u, Def: int64(i), Kind: DepRegister, Reg: tracepb.Register(reg)})
+			}
 			note(u)
 		}) {
 			member = true
@@ -316,7 +322,9 @@ func (sl *slicer) visit(i uint32, accs []access) {
 			continue
 		}
 		if sl.deps.killMem(a.addr, a.bytes(), func(u int64, addr, size uint64) {
-			sl.edges = append(sl.edges, Edge{User: u, Def: int64(i), Kind: DepMemory, Addr: addr, Size: size})
+			if !sl.opt.NoEdges {
+				sl.edges = append(sl.edges, Edge{User: u, Def: int64(i), Kind: DepMemory, Addr: addr, Size: size})
+			}
 			note(u)
 		}) {
 			member = true
@@ -402,7 +410,9 @@ func (sl *slicer) addUses(i uint32, t uint32, st *Static, accs []access) {
 		return
 	}
 	if p := r.cd[i]; p >= 0 && uint32(p) >= sl.opt.From {
-		sl.edges = append(sl.edges, Edge{User: int64(i), Def: int64(p), Kind: DepControl})
+		if !sl.opt.NoEdges {
+			sl.edges = append(sl.edges, Edge{User: int64(i), Def: int64(p), Kind: DepControl})
+		}
 		if sl.want != nil {
 			sl.want[p/64] |= 1 << (uint(p) % 64)
 		} else {
