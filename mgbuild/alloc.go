@@ -89,7 +89,7 @@ func (b *Builder) ret(ev *schema.Event) {
 	// A function that hands out a heap address nobody has touched yet is
 	// where that block comes from, as far as the graph can tell without
 	// knowing the allocator; the outermost such function wins.
-	if v := ev.Value; b.opt.Mode == Agnostic && t.allocDepth == 0 && b.heap.contains(v) && b.nodes.find(v) == 0 {
+	if v := ev.Value; b.opt.Mode == Agnostic && t.allocDepth == 0 && b.heap.contains(v) && b.nodes.Find(v) == 0 {
 		if len(b.returned) < 1<<20 {
 			b.returned[v] = b.siteFor(f)
 		}
@@ -164,7 +164,7 @@ func (b *Builder) allocated(f frame, result uint64) {
 		b.newChunk(result, hi, size, f.pc, site)
 		return
 	}
-	b.chunks.overlapping(result, hi, 0, func(id uint32) bool {
+	b.chunks.Overlapping(result, hi, 0, func(id uint32) bool {
 		b.dropChunk(id)
 		return true
 	})
@@ -177,16 +177,16 @@ func (b *Builder) allocated(f frame, result uint64) {
 		b.chunkSite = append(b.chunkSite, 0)
 	}
 	b.chunkHead[id], b.chunkSite[id] = result, site
-	b.chunks.set(id, result, hi)
+	b.chunks.Set(id, result, hi)
 	// A node already headed there (the allocator's own accesses made it,
 	// in the scope "all") learns its site now.
-	if n := NodeID(b.nodes.find(result)); n != 0 && b.g.Nodes[n-1].Head == result && b.g.Nodes[n-1].Site == 0 {
+	if n := NodeID(b.nodes.Find(result)); n != 0 && b.g.Nodes[n-1].Head == result && b.g.Nodes[n-1].Site == 0 {
 		b.g.Nodes[n-1].Site = site
 	}
 }
 
 func (b *Builder) dropChunk(id uint32) {
-	b.chunks.set(id, 0, 0)
+	b.chunks.Set(id, 0, 0)
 	b.freeChunks = append(b.freeChunks, id)
 }
 
@@ -197,7 +197,7 @@ func (b *Builder) release(p uint64) {
 	}
 	b.g.Stats.Frees++
 	if b.opt.Mode == Aware {
-		id := NodeID(b.nodes.find(p))
+		id := NodeID(b.nodes.Find(p))
 		if id == 0 || b.g.Nodes[id-1].Head != p {
 			return
 		}
@@ -206,7 +206,7 @@ func (b *Builder) release(p uint64) {
 		b.g.Nodes[id-1].Ended = ts
 		return
 	}
-	if id := b.chunks.find(p); id != 0 && b.chunkHead[id] == p {
+	if id := b.chunks.Find(p); id != 0 && b.chunkHead[id] == p {
 		b.dropChunk(id)
 	}
 }
@@ -216,7 +216,7 @@ func (b *Builder) release(p uint64) {
 func (b *Builder) newChunk(lo, hi, size, pc, site uint64) {
 	g := b.g
 	var stale []NodeID
-	b.nodes.overlapping(lo, hi, 0, func(id uint32) bool {
+	b.nodes.Overlapping(lo, hi, 0, func(id uint32) bool {
 		stale = append(stale, NodeID(id))
 		return true
 	})
@@ -241,14 +241,14 @@ func (b *Builder) awareAccess(ev *schema.Event, a, base uint64, hasBase, inAlloc
 	if inAlloc {
 		return
 	}
-	id := NodeID(b.nodes.find(a))
+	id := NodeID(b.nodes.Find(a))
 	if id != 0 {
 		b.g.Nodes[id-1].Used = true
 	}
 	if !hasBase {
 		return
 	}
-	if nb := NodeID(b.nodes.find(base)); nb != 0 && nb != id {
+	if nb := NodeID(b.nodes.Find(base)); nb != 0 && nb != id {
 		b.overflow(base, nb, id)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/mgtrace/mgtrace/alloc"
 	"io"
 	"math"
 	"path/filepath"
@@ -158,11 +159,11 @@ type Builder struct {
 	opt    Options
 	tables *schema.Tables
 	heap   heapMap
-	nodes  *liveIndex // live nodes (chunks in aware mode), by NodeID
+	nodes  *alloc.Index // live nodes (chunks in aware mode), by NodeID
 
 	// Blocks the allocator handed out, as far as its calls tell (agnostic
 	// mode: allocation sites, and same-block hints for the app scope).
-	chunks     *liveIndex
+	chunks     *alloc.Index
 	chunkHead  []uint64
 	chunkSite  []uint64
 	freeChunks []uint32
@@ -205,7 +206,7 @@ func NewBuilder(tables *schema.Tables, opt Options) *Builder {
 		},
 		opt:      opt,
 		tables:   tables,
-		nodes:    newLiveIndex(),
+		nodes:    alloc.NewIndex(),
 		threads:  make(map[schema.ThreadID]*thread),
 		fnKind:   make(map[uint64]allocFn),
 		hasLine:  make(map[uint64]bool),
@@ -213,7 +214,7 @@ func NewBuilder(tables *schema.Tables, opt Options) *Builder {
 		members:  make(map[NodeID][]NodeID),
 	}
 	if opt.Mode == Agnostic {
-		b.chunks = newLiveIndex()
+		b.chunks = alloc.NewIndex()
 		b.chunkHead = make([]uint64, 1)
 		b.chunkSite = make([]uint64, 1)
 	}
@@ -229,8 +230,8 @@ func (b *Builder) Graph() *Graph {
 	for i := range g.Nodes {
 		n := &g.Nodes[i]
 		if n.rec >= 0 {
-			e := b.nodes.extent(uint32(n.ID))
-			g.records[n.rec].lo, g.records[n.rec].hi = e.lo, e.hi
+			e := b.nodes.Extent(uint32(n.ID))
+			g.records[n.rec].lo, g.records[n.rec].hi = e.Lo, e.Hi
 		}
 	}
 	return g
@@ -370,7 +371,7 @@ func (b *Builder) derive(ev *schema.Event) {
 // place applies Algorithm 2's node cases to an access (or derivation) of
 // [a, a+size) whose address was computed from base when hasBase.
 func (b *Builder) place(a, size, base uint64, hasBase, access bool) {
-	na := NodeID(b.nodes.find(a))
+	na := NodeID(b.nodes.Find(a))
 	if !hasBase {
 		if na == 0 {
 			if access {
@@ -381,7 +382,7 @@ func (b *Builder) place(a, size, base uint64, hasBase, access bool) {
 		}
 		return
 	}
-	nb := NodeID(b.nodes.find(base))
+	nb := NodeID(b.nodes.Find(base))
 	if !access && na == 0 && nb == 0 {
 		// A derivation between two addresses nothing has touched makes no
 		// node: integers whose values pass through the heap's range (a
@@ -392,7 +393,7 @@ func (b *Builder) place(a, size, base uint64, hasBase, access bool) {
 	case na == 0 && nb == 0:
 		// Both new: one node, headed by the base the address came from.
 		lo, hi := min(base, a), max(base+1, a+size)
-		if b.nodes.free(lo, hi, 0) {
+		if b.nodes.Free(lo, hi, 0) {
 			b.create(base, lo, hi)
 		} else {
 			b.createClipped(a, size)
@@ -414,8 +415,8 @@ func (b *Builder) place(a, size, base uint64, hasBase, access bool) {
 // [a, a+size) or up to the next node if that starts sooner.
 func (b *Builder) createClipped(a, size uint64) NodeID {
 	hi := a + size
-	b.nodes.overlapping(a, hi, 0, func(id uint32) bool {
-		hi = min(hi, b.nodes.extent(id).lo)
+	b.nodes.Overlapping(a, hi, 0, func(id uint32) bool {
+		hi = min(hi, b.nodes.Extent(id).Lo)
 		return true
 	})
 	return b.create(a, a, hi)
@@ -447,8 +448,8 @@ func (b *Builder) foreignBlock(base, a uint64) bool {
 	if !b.knowsAllocator() {
 		return true
 	}
-	id := b.chunks.find(base)
-	return id != 0 && b.chunks.find(a) != id
+	id := b.chunks.Find(base)
+	return id != 0 && b.chunks.Find(a) != id
 }
 
 // sameChunk says whether the allocator's calls say that base and a lie in
@@ -457,8 +458,8 @@ func (b *Builder) sameChunk(base, a uint64) bool {
 	if b.chunks == nil {
 		return false
 	}
-	id := b.chunks.find(base)
-	return id != 0 && b.chunks.find(a) == id
+	id := b.chunks.Find(base)
+	return id != 0 && b.chunks.Find(a) == id
 }
 
 func (b *Builder) overflow(base uint64, from, into NodeID) {
@@ -499,7 +500,7 @@ func (b *Builder) open(id NodeID, lo, hi uint64, ts TS) {
 	g := b.g
 	g.Nodes[id-1].rec = int32(len(g.records))
 	g.records = append(g.records, record{node: id, from: ts, lo: lo, hi: hi})
-	b.nodes.set(uint32(id), lo, hi)
+	b.nodes.Set(uint32(id), lo, hi)
 }
 
 // end closes id's record at ts; with reopen it opens a new one owning
@@ -509,39 +510,39 @@ func (b *Builder) end(id NodeID, ts TS, reopen bool, lo, hi uint64) {
 	n := &g.Nodes[id-1]
 	if n.rec >= 0 {
 		r := &g.records[n.rec]
-		e := b.nodes.extent(uint32(id))
-		r.lo, r.hi, r.to = e.lo, e.hi, ts
+		e := b.nodes.Extent(uint32(id))
+		r.lo, r.hi, r.to = e.Lo, e.Hi, ts
 		n.rec = -1
 	}
 	if !reopen {
-		b.nodes.set(uint32(id), 0, 0)
+		b.nodes.Set(uint32(id), 0, 0)
 		return
 	}
 	n.rec = int32(len(g.records))
 	g.records = append(g.records, record{node: id, from: ts, lo: lo, hi: hi})
-	b.nodes.set(uint32(id), lo, hi)
+	b.nodes.Set(uint32(id), lo, hi)
 }
 
 // extend joins [lo, hi) into node id when no other node lies between; it
 // says whether the addresses are now the node's.
 func (b *Builder) extend(id NodeID, lo, hi uint64) bool {
-	e := b.nodes.extent(uint32(id))
-	nlo, nhi := min(e.lo, lo), max(e.hi, hi)
-	if nlo == e.lo && nhi == e.hi {
+	e := b.nodes.Extent(uint32(id))
+	nlo, nhi := min(e.Lo, lo), max(e.Hi, hi)
+	if nlo == e.Lo && nhi == e.Hi {
 		return true
 	}
-	if !b.nodes.free(nlo, e.lo, uint32(id)) || !b.nodes.free(e.hi, nhi, uint32(id)) {
+	if !b.nodes.Free(nlo, e.Lo, uint32(id)) || !b.nodes.Free(e.Hi, nhi, uint32(id)) {
 		return false
 	}
 	b.g.Stats.Joins++
-	b.nodes.set(uint32(id), nlo, nhi)
+	b.nodes.Set(uint32(id), nlo, nhi)
 	return true
 }
 
 // split makes v the head of a new node cut out of node id (Split_Node).
 func (b *Builder) split(id NodeID, v uint64) NodeID {
 	g := b.g
-	e := b.nodes.extent(uint32(id))
+	e := b.nodes.Extent(uint32(id))
 	old := g.Nodes[id-1]
 	m := NodeID(len(g.Nodes) + 1)
 	ts := b.op(OpSplit, uint32(m))
@@ -550,13 +551,13 @@ func (b *Builder) split(id NodeID, v uint64) NodeID {
 		Site: b.siteOf(v), Parent: id, Root: old.Root, rec: -1,
 	})
 	if v > old.Head {
-		b.end(id, ts, true, e.lo, v)
-		b.open(m, v, e.hi, ts)
+		b.end(id, ts, true, e.Lo, v)
+		b.open(m, v, e.Hi, ts)
 	} else {
 		// The pointer leads below the head (a node reached backwards from
 		// its head): the new node takes everything below the old head.
-		b.end(id, ts, true, old.Head, e.hi)
-		b.open(m, e.lo, old.Head, ts)
+		b.end(id, ts, true, old.Head, e.Hi)
+		b.open(m, e.Lo, old.Head, ts)
 	}
 	return m
 }
@@ -565,11 +566,11 @@ func (b *Builder) split(id NodeID, v uint64) NodeID {
 // when nb is not one yet; nodes lying between the two are merged too.
 func (b *Builder) merge(nb, na NodeID) {
 	g := b.g
-	eb, ea := b.nodes.extent(uint32(nb)), b.nodes.extent(uint32(na))
-	lo, hi := min(eb.lo, ea.lo), max(eb.hi, ea.hi)
+	eb, ea := b.nodes.Extent(uint32(nb)), b.nodes.Extent(uint32(na))
+	lo, hi := min(eb.Lo, ea.Lo), max(eb.Hi, ea.Hi)
 	var parts []NodeID
 	seen := map[NodeID]bool{nb: true, na: true}
-	b.nodes.overlapping(lo, hi, 0, func(id uint32) bool {
+	b.nodes.Overlapping(lo, hi, 0, func(id uint32) bool {
 		if !seen[NodeID(id)] {
 			seen[NodeID(id)] = true
 			parts = append(parts, NodeID(id))
@@ -598,7 +599,7 @@ func (b *Builder) merge(nb, na NodeID) {
 		parts = append([]NodeID{nb}, parts...)
 	default:
 		head := g.Nodes[nb-1].Head
-		if ea.lo < eb.lo {
+		if ea.Lo < eb.Lo {
 			head = g.Nodes[na-1].Head
 		}
 		c = NodeID(len(g.Nodes) + 1)
@@ -662,7 +663,7 @@ func (b *Builder) edge(field, v uint64, size uint8) {
 	g := b.g
 	ptr := size == 8 && b.heap.contains(v)
 	if ptr && b.opt.Mode == Agnostic {
-		if nv := NodeID(b.nodes.find(v)); nv == 0 {
+		if nv := NodeID(b.nodes.Find(v)); nv == 0 {
 			b.create(v, v, v+1)
 		} else if g.Nodes[nv-1].Head != v {
 			b.split(nv, v)
@@ -688,7 +689,7 @@ func (b *Builder) edge(field, v uint64, size uint8) {
 // it as a fresh address.
 func (b *Builder) siteOf(head uint64) uint64 {
 	if b.chunks != nil {
-		if id := b.chunks.find(head); id != 0 {
+		if id := b.chunks.Find(head); id != 0 {
 			return b.chunkSite[id]
 		}
 	}

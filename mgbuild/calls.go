@@ -1,59 +1,23 @@
 package mgbuild
 
-import "strings"
+import "github.com/mgtrace/mgtrace/alloc"
 
-// allocFn says what an allocator entry point does and where its
-// arguments are.
-type allocFn uint8
+// allocFn says what an allocator entry point does (package alloc).
+type allocFn = alloc.Fn
 
 const (
-	notAlloc      allocFn = iota
-	allocMalloc           // size in arg 0 (malloc, valloc, pvalloc, operator new)
-	allocCalloc           // count in arg 0, size in arg 1
-	allocRealloc          // old block in arg 0, size in arg 1
-	allocReallocN         // reallocarray: old block in arg 0, count in arg 1, size in arg 2
-	allocAligned          // alignment in arg 0, size in arg 1 (memalign, aligned_alloc)
-	allocPosix            // posix_memalign: result stored at arg 0, size in arg 2
-	allocFree             // block in arg 0 (free, operator delete)
-	allocInternal         // another function of the allocator: its accesses are the allocator's
+	notAlloc      = alloc.NotAlloc
+	allocMalloc   = alloc.Malloc
+	allocCalloc   = alloc.Calloc
+	allocRealloc  = alloc.Realloc
+	allocReallocN = alloc.ReallocArray
+	allocAligned  = alloc.Aligned
+	allocPosix    = alloc.PosixMemalign
+	allocFree     = alloc.Free
 )
 
-// classifyAlloc recognises the allocator's entry points by name (PLT stubs
-// are named NAME@plt). It knows glibc's and libstdc++'s names.
-func classifyAlloc(name string) allocFn {
-	name = strings.TrimSuffix(name, "@plt")
-	if i := strings.IndexByte(name, '@'); i > 0 { // symbol versions: malloc@@GLIBC_2.2.5
-		name = name[:i]
-	}
-	name = strings.TrimPrefix(name, "__libc_")
-	switch name {
-	case "malloc", "valloc", "pvalloc":
-		return allocMalloc
-	case "calloc":
-		return allocCalloc
-	case "realloc":
-		return allocRealloc
-	case "reallocarray":
-		return allocReallocN
-	case "memalign", "aligned_alloc":
-		return allocAligned
-	case "posix_memalign":
-		return allocPosix
-	case "free", "cfree", "free_sized", "free_aligned_sized":
-		return allocFree
-	case "malloc_usable_size", "malloc_trim", "mallinfo", "mallinfo2", "malloc_stats",
-		"malloc_info", "mallopt", "malloc_consolidate", "_int_malloc", "_int_free",
-		"_int_realloc", "_int_memalign", "tcache_init", "ptmalloc_init", "__malloc_arena_thread_freeres":
-		return allocInternal
-	}
-	switch {
-	case strings.HasPrefix(name, "_Znwm"), strings.HasPrefix(name, "_Znam"):
-		return allocMalloc // operator new, new[] (size in arg 0 whatever the overload)
-	case strings.HasPrefix(name, "_ZdlPv"), strings.HasPrefix(name, "_ZdaPv"):
-		return allocFree // operator delete, delete[]
-	}
-	return notAlloc
-}
+// classifyAlloc recognises the allocator's entry points by name.
+func classifyAlloc(name string) allocFn { return alloc.Classify(name) }
 
 // frame is a call in progress.
 type frame struct {

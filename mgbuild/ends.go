@@ -2,6 +2,7 @@ package mgbuild
 
 import (
 	"cmp"
+	"github.com/mgtrace/mgtrace/alloc"
 	"slices"
 )
 
@@ -33,28 +34,28 @@ func (g *Graph) EdgeEnds(fn func(id EdgeID, from, to NodeID)) {
 		}
 	}
 	slices.SortStableFunc(closes, func(a, b int32) int { return cmp.Compare(g.records[a].to, g.records[b].to) })
-	x := newLiveIndex()
-	x.grow(uint32(len(g.Nodes)))
+	x := alloc.NewIndex()
+	x.Grow(uint32(len(g.Nodes)))
 	ri, ci := 0, 0
 	for i := range g.Edges {
 		e := &g.Edges[i]
 		t := e.Created
 		for ; ci < len(closes) && g.records[closes[ci]].to <= t; ci++ {
 			r := &g.records[closes[ci]]
-			if x.ext[r.node] == (span{r.lo, r.hi}) {
-				x.set(uint32(r.node), 0, 0)
+			if x.Extent(uint32(r.node)) == (alloc.Span{Lo: r.lo, Hi: r.hi}) {
+				x.Set(uint32(r.node), 0, 0)
 			}
 		}
 		for ; ri < len(g.records) && g.records[ri].from <= t; ri++ {
 			r := &g.records[ri]
 			if r.to == 0 || r.to > t {
-				x.set(uint32(r.node), r.lo, r.hi)
+				x.Set(uint32(r.node), r.lo, r.hi)
 			}
 		}
 		var to NodeID
 		if e.Pointer {
-			to = NodeID(x.find(e.Value))
+			to = NodeID(x.Find(e.Value))
 		}
-		fn(EdgeID(i), NodeID(x.find(e.Field)), to)
+		fn(EdgeID(i), NodeID(x.Find(e.Field)), to)
 	}
 }

@@ -56,21 +56,21 @@ func current(b *Builder) *Snapshot {
 	g := b.Graph()
 	s := &Snapshot{g: g, TS: g.Last()}
 	for id := 1; id <= len(g.Nodes); id++ {
-		if int(id) < len(b.nodes.ext) && b.nodes.live(uint32(id)) {
-			e := b.nodes.extent(uint32(id))
-			s.Nodes = append(s.Nodes, SnapNode{ID: NodeID(id), Lo: e.lo, Hi: e.hi})
+		if b.nodes.Live(uint32(id)) {
+			e := b.nodes.Extent(uint32(id))
+			s.Nodes = append(s.Nodes, SnapNode{ID: NodeID(id), Lo: e.Lo, Hi: e.Hi})
 		}
 	}
 	sort.Slice(s.Nodes, func(i, j int) bool { return s.Nodes[i].Lo < s.Nodes[j].Lo })
 	for _, idx := range g.fieldLast {
 		e := g.Edges[idx]
-		from := NodeID(b.nodes.find(e.Field))
+		from := NodeID(b.nodes.Find(e.Field))
 		if from == 0 {
 			continue
 		}
 		se := SnapEdge{ID: EdgeID(idx), From: from}
 		if e.Pointer {
-			se.To = NodeID(b.nodes.find(e.Value))
+			se.To = NodeID(b.nodes.Find(e.Value))
 		}
 		s.Edges = append(s.Edges, se)
 	}
