@@ -8,6 +8,7 @@ import (
 	"github.com/mgtrace/mgtrace/schema"
 	"github.com/mgtrace/mgtrace/schema/tracepb"
 	"github.com/mgtrace/mgtrace/slice/insn"
+	"github.com/mgtrace/mgtrace/walk"
 )
 
 // Static is one instruction of the program, decoded once however often it
@@ -279,12 +280,12 @@ func Load(tr *schema.Reader, opt LoadOptions) (*Run, error) {
 			if want[ev.Seq] {
 				r.eventInst[ev.Seq] = i
 			}
-			for _, m := range syscallMemory(ev) {
-				size := uint32(m.size)
-				if m.write {
+			for _, m := range walk.SyscallMemory(ev) {
+				size := uint32(m.Size)
+				if m.Write {
 					size |= accWrite
 				}
-				r.acc = append(r.acc, access{addr: m.addr, inst: i, size: size})
+				r.acc = append(r.acc, access{addr: m.Addr, inst: i, size: size})
 			}
 		case schema.KindSignal:
 			ti, st := state(ev.Thread)

@@ -1,8 +1,8 @@
-package slice
+package walk
 
 import "github.com/mgtrace/mgtrace/schema"
 
-// Linux x86-64 syscall numbers the slicer knows the memory effects of.
+// Linux x86-64 syscall numbers whose memory effects are modelled.
 const (
 	sysRead         = 0
 	sysWrite        = 1
@@ -26,18 +26,18 @@ const (
 	maxSyscallRange = 1 << 30
 )
 
-// memRange is memory a syscall read or wrote.
-type memRange struct {
-	addr  uint64
-	size  uint64
-	write bool
+// MemRange is memory a system call read or wrote.
+type MemRange struct {
+	Addr  uint64
+	Size  uint64
+	Write bool // the kernel wrote it (else read it)
 }
 
-// syscallMemory returns the memory a completed syscall read (a buffer it
+// SyscallMemory returns the memory a completed syscall read (a buffer it
 // sent out) or wrote (a buffer it filled), for the syscalls whose buffers
 // carry a program's input and output. The probe does not see the kernel's
 // accesses, so they are modelled from the arguments and the result.
-func syscallMemory(ev *schema.Event) []memRange {
+func SyscallMemory(ev *schema.Event) []MemRange {
 	ret := int64(ev.Value)
 	a := ev.Args
 	n := func(v int64) uint64 {
@@ -46,39 +46,39 @@ func syscallMemory(ev *schema.Event) []memRange {
 		}
 		return uint64(v)
 	}
-	var m memRange
+	var m MemRange
 	switch ev.Num {
 	case sysRead, sysPread64, sysRecvfrom:
-		m = memRange{a[1], n(ret), true}
+		m = MemRange{a[1], n(ret), true}
 	case sysGetrandom:
-		m = memRange{a[0], n(ret), true}
+		m = MemRange{a[0], n(ret), true}
 	case sysWrite, sysPwrite64, sysSendto:
-		m = memRange{a[1], n(ret), false}
+		m = MemRange{a[1], n(ret), false}
 	case sysStat, sysFstat, sysLstat:
 		if ret == 0 {
-			m = memRange{a[1], statSize, true}
+			m = MemRange{a[1], statSize, true}
 		}
 	case sysNewfstatat:
 		if ret == 0 {
-			m = memRange{a[2], statSize, true}
+			m = MemRange{a[2], statSize, true}
 		}
 	case sysClockGettime:
 		if ret == 0 {
-			m = memRange{a[1], timespecSize, true}
+			m = MemRange{a[1], timespecSize, true}
 		}
 	case sysGettimeofday:
 		if ret == 0 && a[0] != 0 {
-			m = memRange{a[0], timespecSize, true}
+			m = MemRange{a[0], timespecSize, true}
 		}
 	case sysUname:
 		if ret == 0 {
-			m = memRange{a[0], utsnameSize, true}
+			m = MemRange{a[0], utsnameSize, true}
 		}
 	case sysGetcwd:
-		m = memRange{a[0], n(ret), true}
+		m = MemRange{a[0], n(ret), true}
 	}
-	if m.size == 0 || m.addr == 0 {
+	if m.Size == 0 || m.Addr == 0 {
 		return nil
 	}
-	return []memRange{m}
+	return []MemRange{m}
 }
