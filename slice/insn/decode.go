@@ -295,5 +295,6 @@ func decodeLegacy(pc uint64, code []byte) (Info, error) {
 		}
 	}
 	legacy(&b, &inst, args)
+	legacyFlow(&b, &inst, args, pc)
 	return b.finish(), nil
 }

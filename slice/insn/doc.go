@@ -65,6 +65,26 @@
 //   - Save and Restore: push r64 saves r; mov [rsp+d] or [rbp+d], r64
 //     saves r; pop r64 and mov r64, [rsp+d] or [rbp+d] restore r. leave
 //     restores RBP (it is mov rsp, rbp; pop rbp).
+//   - Value flow: Flow says how the destination's value relates to the
+//     sources, for analyses that follow values (pointer provenance, value
+//     propagation chains); it changes nothing above. FlowMove is a copy
+//     (mov, movzx/movsx/movsxd, movd/movq, movss/movsd, whole-register
+//     vector moves, push and pop, movs, stos, lods, lea r, [base]);
+//     FlowConst a constant (mov of an immediate, push imm, the zero and
+//     all-ones idioms above except those of floating-point subtraction,
+//     lea of a rip-relative or absolute address, which is the address of
+//     a global); FlowAdd pointer arithmetic (add, sub, inc, dec, lea with
+//     a base: Dst = Src + Scale*Src2 + Imm), including sub r, r2 (Sub set)
+//     since p - q needs its own treatment; FlowSwap xchg; FlowCondMove
+//     cmovcc. Everything else, movbe (byte-swapped), adc/sbb, xadd,
+//     cmpxchg, partial vector moves (movlps, movhps, vmovss with three
+//     operands, ...) and broadcasts included, is FlowOther. Operands are
+//     general-purpose or vector registers or memory: an operand in the
+//     x87/MMX stack, a segment or other special register, or a high-byte
+//     register (ah, bh, ch, dh: not its location's low byte) makes the
+//     flow FlowOther. Width is the size of the value written (movd, movq,
+//     movss and movsd give the 4 or 8 bytes they copy), and Imm is
+//     sign-extended from Width bytes (-1 with Width 16 is all ones).
 //   - Anything decoded but not modelled above: explicit register operands
 //     are Uses, the first operand is also a Def (and a Use), RFLAGS is a Use
 //     unless the first operand is a vector register; an instruction with no

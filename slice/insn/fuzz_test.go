@@ -7,9 +7,14 @@ import (
 )
 
 // FuzzDecode checks that Decode never panics, that a decoded length lies
-// within the bytes given, and that only registers Decode can name appear.
+// within the bytes given, that only registers Decode can name appear, and
+// that the value flow agrees with the registers (checkFlow).
 func FuzzDecode(f *testing.F) {
 	for _, c := range decodeCases {
+		code, _ := hex.DecodeString(strings.ReplaceAll(c.hex, " ", ""))
+		f.Add(code)
+	}
+	for _, c := range flowCases {
 		code, _ := hex.DecodeString(strings.ReplaceAll(c.hex, " ", ""))
 		f.Add(code)
 	}
@@ -31,6 +36,9 @@ func FuzzDecode(f *testing.F) {
 		}
 		if in.Class > Halt {
 			t.Fatalf("% x: class %d", code, in.Class)
+		}
+		if err := checkFlow(in); err != nil {
+			t.Fatalf("% x: flow: %v: %v", code, err, in)
 		}
 		// Decoding again with trailing bytes gives the same result.
 		again, err := Decode(0x401000, append(code[:in.Len:in.Len], 0x90))

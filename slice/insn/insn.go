@@ -33,6 +33,40 @@ const (
 	Halt                      // hlt, ud2, int3: no successor
 )
 
+// Flow says how an instruction's result relates to its sources, for
+// analyses that follow values (pointer provenance, value propagation
+// chains). See Info's Dst, Src, Src2, DstMem, SrcMem, Imm, Width, Scale and
+// Sub for the operands of each flow.
+type Flow uint8
+
+// The value flows.
+const (
+	// FlowOther: the result is computed (or there is none): no value is
+	// carried.
+	FlowOther Flow = iota
+	// FlowMove: Dst receives Src's value unchanged (a copy, perhaps
+	// widened with zero or sign extension): mov, movzx, movsx, movsxd,
+	// movd, movq, movss, movsd, full-width vector moves (movdqu, movaps,
+	// vmovdqu, ...), push (DstMem), pop (SrcMem), string moves, stores
+	// and loads (movs, stos, lods), and lea r, [base].
+	FlowMove
+	// FlowConst: Dst receives the constant Imm: mov r/m, imm; push imm;
+	// the zero idioms (xor r,r; sub r,r; pxor x,x; vpxor x,x,x; ...) with
+	// Imm 0 and the all-ones idioms (pcmpeq* x,x) with Imm -1; lea with a
+	// rip-relative or absolute address (the address of a global).
+	FlowConst
+	// FlowAdd: pointer arithmetic, Dst = Src + Scale*Src2 + Imm (Src2
+	// subtracted if Sub): add and sub of an immediate, a register or
+	// memory; inc and dec; lea with a base register. The subtraction of
+	// a register (sub r, r2, whose Sub is set) is FlowAdd too, so that
+	// provenance analyses can treat p - q specially.
+	FlowAdd
+	// FlowSwap: xchg: Dst and Src exchange values.
+	FlowSwap
+	// FlowCondMove: cmovcc: Dst receives Src's value or keeps its own.
+	FlowCondMove
+)
+
 // Info is what the slicer needs to know of one instruction.
 type Info struct {
 	Len    int    // length in bytes
@@ -60,4 +94,47 @@ type Info struct {
 	// Restore is the register a pop or a 64-bit mov from [rsp+d] or
 	// [rbp+d] loads (a candidate restore); 0 otherwise.
 	Restore tracepb.Register
+
+	// Flow says how the destination's value relates to the sources'.
+	// The fields below it are zero for FlowOther.
+	Flow Flow
+	// Dst is the destination register and Src the source register, 0
+	// when the operand is memory (DstMem, SrcMem) or absent (FlowConst
+	// has no source). Src2 is FlowAdd's second register addend: the
+	// register of add/sub r, r2, or lea's index; 0 otherwise. For add
+	// and sub the destination is also Src, so that r + r2 keeps either
+	// operand as the pointer: add r, r2 has Dst = Src = r, Src2 = r2.
+	Dst, Src, Src2 tracepb.Register
+	// DstMem and SrcMem say that the destination or the source operand
+	// is memory: the explicit memory operand at Base and Index, the stack
+	// slot of push (its destination) and pop (its source), or [rsi] and
+	// [rdi] of string instructions. A string move has both. For
+	// FlowAdd without DstMem, SrcMem says that the second addend is the
+	// memory operand (add r, [m]: Dst = Src = r).
+	DstMem, SrcMem bool
+	// Sub says that FlowAdd's second addend (Src2, or the memory operand
+	// of sub r, [m]) is subtracted rather than added.
+	Sub bool
+	// Width is the size in bytes of the value written to the destination
+	// (1, 2, 4, 8, 16 or 32): the destination operand's size, except that
+	// movd/movq and the scalar movss/movsd give the 4 or 8 bytes they
+	// copy. A 4-byte write to a general-purpose register and a write to
+	// a vector register zero the rest of it, unless the write is partial
+	// (8- and 16-bit writes, movss/movsd between registers: Dst is then
+	// also in Uses).
+	Width uint8
+	// Scale is Src2's multiplier: lea's scale (1, 2, 4 or 8), or 1 for
+	// add and sub of a register; 0 when Src2 is 0.
+	Scale uint8
+	// Imm is FlowConst's constant and FlowAdd's constant addend (negated
+	// for sub, the displacement for lea), sign-extended from Width bytes
+	// (so -1 with Width 16 is all ones).
+	Imm int64
+}
+
+// flowFields returns an Info holding only in's value-flow fields (Flow
+// through Imm).
+func (in Info) flowFields() Info {
+	return Info{Flow: in.Flow, Dst: in.Dst, Src: in.Src, Src2: in.Src2, DstMem: in.DstMem, SrcMem: in.SrcMem,
+		Sub: in.Sub, Width: in.Width, Scale: in.Scale, Imm: in.Imm}
 }

@@ -20,11 +20,14 @@ var (
 	objdumpSym  = regexp.MustCompile(`^[0-9a-f]+ <(.*)>:$`)
 	objdumpInsn = regexp.MustCompile(`^\s*([0-9a-f]+):\t([0-9a-f ]+)\t(\S*)\s*([^#<]*)`)
 	attReg      = regexp.MustCompile(`^%([xy]mm|r|e)([0-9a-z]+)$`)
+	ripTarget   = regexp.MustCompile(`\(%rip\),%r[0-9a-z]+\s+# ([0-9a-f]+)`)
 )
 
 // TestObjdumpLibc decodes every instruction objdump finds in libc's
 // executable sections and compares lengths; in the AVX2 string functions
-// no instruction may fail.
+// no instruction may fail. Every value flow must pass checkFlow, and a
+// rip-relative lea of a 64-bit register must load the address objdump
+// computes.
 func TestObjdumpLibc(t *testing.T) {
 	if _, err := exec.LookPath("objdump"); err != nil {
 		t.Skip("objdump not installed")
@@ -65,6 +68,8 @@ func TestObjdumpLibc(t *testing.T) {
 		t.Fatal(err)
 	}
 	var total, ok, lenMatch, bad, avx2, avx2Fail, evex int
+	flows := map[Flow]int{}
+	ripLeas := 0
 	failed := map[string]int{}
 	var sym string
 	sc := bufio.NewScanner(bytes.NewReader(out))
@@ -129,6 +134,18 @@ func TestObjdumpLibc(t *testing.T) {
 		if !in.Uses.Valid() || !in.Defs.Valid() {
 			t.Errorf("%s: invalid register bits %#x %#x", line, in.Uses, in.Defs)
 		}
+		if err := checkFlow(in); err != nil {
+			t.Errorf("%s: flow: %v: %v", line, err, in)
+		}
+		flows[in.Flow]++
+		// objdump computes the address a rip-relative lea loads.
+		if t2 := ripTarget.FindStringSubmatch(line); t2 != nil && mnem == "lea" {
+			ripLeas++
+			want, _ := strconv.ParseUint(t2[1], 16, 64)
+			if in.Flow != FlowConst || uint64(in.Imm) != want {
+				t.Errorf("%s: flow %v imm %#x, want const %#x", line, in.Flow, in.Imm, want)
+			}
+		}
 	}
 	var fails []string
 	for k, v := range failed {
@@ -137,6 +154,8 @@ func TestObjdumpLibc(t *testing.T) {
 	sort.Strings(fails)
 	t.Logf("libc: %d instructions (plus %d EVEX skipped, %d (bad)); decoded %d (%.4f%%), length agrees on %d (%.4f%% of all); VEX: %d instructions, %d failures",
 		total, evex, bad, ok, 100*float64(ok)/float64(total), lenMatch, 100*float64(lenMatch)/float64(total), avx2, avx2Fail)
+	t.Logf("value flows: move %d, const %d, add %d, swap %d, condmove %d, other %d; %d rip-relative lea addresses agree with objdump",
+		flows[FlowMove], flows[FlowConst], flows[FlowAdd], flows[FlowSwap], flows[FlowCondMove], flows[FlowOther], ripLeas)
 	if len(fails) > 0 {
 		t.Logf("failures by mnemonic: %s", strings.Join(fails, " "))
 	}

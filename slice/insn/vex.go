@@ -33,6 +33,19 @@ type vexForm struct {
 	vsib                   bool // a gather: r/m is a VSIB address
 	is4                    bool // imm8[7:4] names a fourth (source) register
 	zeroIdiom              bool // the same register as vvvv and r/m: no dependence
+	ones                   bool // that zero idiom gives all ones (vpcmpeq*)
+	computed               bool // that zero idiom gives no constant (vsubp*: NaN - NaN is NaN)
+	moveBytes              int  // a copy between reg and r/m: its size in bytes, or vecLen; 0 if not
+}
+
+// vecLen as a vexForm's moveBytes is the vector length: 16, or 32 with
+// VEX.L.
+const vecLen = -1
+
+// asMove returns f marked as a copy of n bytes (or vecLen).
+func asMove(f vexForm, n int) vexForm {
+	f.moveBytes = n
+	return f
 }
 
 // Frequent forms.
@@ -146,12 +159,51 @@ func decodeVEX(code []byte, p int, seg tracepb.Register) (Info, error) {
 	if f.is4 {
 		b.use(xmm(int(code[end-1] >> 4)))
 	}
+	vexFlow(&b, v, f, m, zero)
 	if f.flags {
 		b.def(rflags)
 	}
 	b.Uses |= f.uses
 	b.Defs |= f.defs
 	return b.finish(), nil
+}
+
+// vexFlow fills in the value flow of a VEX instruction of form f: the
+// constant of a zero (or all-ones) idiom, or a copy.
+func vexFlow(b *builder, v vex, f vexForm, m modrm, zero bool) {
+	vlen := 16
+	if v.l {
+		vlen = 32
+	}
+	switch {
+	case zero && !f.computed:
+		c := int64(0)
+		if f.ones {
+			c = -1
+		}
+		b.constant(operand{r: xmm(m.reg), bytes: vlen}, c)
+	case f.moveBytes != 0:
+		n := f.moveBytes
+		if n == vecLen {
+			n = vlen
+		}
+		r := operand{r: xmm(m.reg)}
+		if f.regGPR {
+			r.r = gpr(m.reg)
+		}
+		rm := operand{mem: true}
+		if !m.mem {
+			rm = operand{r: xmm(m.rm)}
+			if f.rmGPR {
+				rm.r = gpr(m.rm)
+			}
+		}
+		if f.reg == rW {
+			b.flow(FlowMove, r, rm, n)
+		} else {
+			b.flow(FlowMove, rm, r, n)
+		}
+	}
 }
 
 // vexLookup returns the form of a VEX instruction and whether it has an
@@ -179,14 +231,14 @@ func vexMap1(v vex, op byte, reg int, modReg bool) (f vexForm, imm, ok bool) {
 		if scalar && modReg {
 			return fNDS, false, true // merges vvvv's upper part
 		}
-		return fMove, false, true
+		return asMove(fMove, scalarBytes(v)), false, true
 	case op == 0x11:
 		if scalar && modReg {
 			f = fStore
 			f.vvvv = rR
 			return f, false, true
 		}
-		return fStore, false, true
+		return asMove(fStore, scalarBytes(v)), false, true
 	case op == 0x12 || op == 0x16:
 		switch v.pp {
 		case ppNone, pp66: // vmovhlps/vmovlhps, vmovlps/hps/lpd/hpd loads
@@ -197,12 +249,21 @@ func vexMap1(v vex, op byte, reg int, modReg bool) (f vexForm, imm, ok bool) {
 	case op == 0x13 || op == 0x17 || op == 0x2b || op == 0xe7:
 		f = fStore
 		f.memOnly = true
+		if op == 0x2b || op == 0xe7 { // vmovntps/pd, vmovntdq
+			f.moveBytes = vecLen
+		}
 		return f, false, true
 	case op == 0x14 || op == 0x15:
 		return fNDS, false, true
 	case op == 0x28 || op == 0x5b || op == 0x6f || op == 0xe6:
+		if op == 0x28 || op == 0x6f && (v.pp == pp66 || v.pp == ppF3) { // vmovaps/pd, vmovdqa/u
+			return asMove(fMove, vecLen), false, true
+		}
 		return fMove, false, true
 	case op == 0x29 || op == 0x7f:
+		if op == 0x29 || v.pp == pp66 || v.pp == ppF3 {
+			return asMove(fStore, vecLen), false, true
+		}
 		return fStore, false, true
 	case op == 0x2a && scalar: // vcvtsi2ss/sd xmm, xmm, r/m32/64
 		f = fNDS
@@ -226,13 +287,14 @@ func vexMap1(v vex, op byte, reg int, modReg bool) (f vexForm, imm, ok bool) {
 	case op >= 0x54 && op <= 0x59, op >= 0x5c && op <= 0x5f:
 		f = fNDS
 		f.zeroIdiom = op == 0x57 || op == 0x55 || op == 0x5c // vxorp*, vandnp*, vsubp*
+		f.computed = op == 0x5c
 		return f, false, true
 	case op >= 0x60 && op <= 0x6d && v.pp == pp66:
 		f = fNDS
 		f.zeroIdiom = op >= 0x64 && op <= 0x66 // vpcmpgt*
 		return f, false, true
 	case op == 0x6e && v.pp == pp66: // vmovd/q xmm, r/m
-		f = fMove
+		f = asMove(fMove, gprBytes(v))
 		f.rmGPR = true
 		return f, false, true
 	case op == 0x70 && v.pp != ppNone: // vpshufd/hw/lw
@@ -247,15 +309,16 @@ func vexMap1(v vex, op byte, reg int, modReg bool) (f vexForm, imm, ok bool) {
 	case op >= 0x74 && op <= 0x76 && v.pp == pp66:
 		f = fNDS
 		f.zeroIdiom = true // vpcmpeq x,x: all ones
+		f.ones = true
 		return f, false, true
 	case (op == 0x7c || op == 0x7d) && (v.pp == pp66 || v.pp == ppF2):
 		return fNDS, false, true
 	case op == 0x7e && v.pp == pp66: // vmovd/q r/m, xmm
-		f = fStore
+		f = asMove(fStore, gprBytes(v))
 		f.rmGPR = true
 		return f, false, true
 	case op == 0x7e && v.pp == ppF3: // vmovq xmm, xmm/m64
-		return fMove, false, true
+		return asMove(fMove, 8), false, true
 	case op == 0xae && (reg == 2 || reg == 3) && v.pp == ppNone:
 		f = vexForm{rm: rR, memOnly: true}
 		if reg == 2 { // vldmxcsr
@@ -276,7 +339,7 @@ func vexMap1(v vex, op byte, reg int, modReg bool) (f vexForm, imm, ok bool) {
 		f.regGPR = true
 		return f, true, true
 	case op == 0xd6 && v.pp == pp66: // vmovq xmm/m64, xmm
-		return fStore, false, true
+		return asMove(fStore, 8), false, true
 	case op == 0xd7 && v.pp == pp66: // vpmovmskb
 		f = fMove
 		f.regGPR = true
@@ -291,13 +354,33 @@ func vexMap1(v vex, op byte, reg int, modReg bool) (f vexForm, imm, ok bool) {
 			op == 0xd8 || op == 0xd9 || op == 0xe8 || op == 0xe9
 		return f, false, true
 	case op == 0xf0 && v.pp == ppF2: // vlddqu
-		f = fMove
+		f = asMove(fMove, vecLen)
 		f.memOnly = true
 		return f, false, true
 	case op == 0xf7 && v.pp == pp66: // vmaskmovdqu: a store to [rdi]
 		return vexForm{reg: rR, rm: rR, uses: Of(rdi)}, false, true
 	}
 	return vexForm{}, false, false
+}
+
+// scalarBytes returns the size of what 0F 10/11 copy: 4 for vmovss, 8 for
+// vmovsd, and the vector length for vmovups/upd.
+func scalarBytes(v vex) int {
+	switch v.pp {
+	case ppF3:
+		return 4
+	case ppF2:
+		return 8
+	}
+	return vecLen
+}
+
+// gprBytes returns the size of a vmovd (4) or vmovq (8, VEX.W) copy.
+func gprBytes(v vex) int {
+	if v.w {
+		return 8
+	}
+	return 4
 }
 
 // vexMap2 covers the 0F38 map.
@@ -337,6 +420,7 @@ func vexMap2(v vex, op byte, reg int) (vexForm, bool) {
 		op >= 0x45 && op <= 0x47, op == 0x8c, op >= 0xdc && op <= 0xdf:
 		f := fNDS
 		f.zeroIdiom = op == 0x29 || op == 0x37 // vpcmpeqq, vpcmpgtq
+		f.ones = op == 0x29
 		if op == 0x2c || op == 0x2d || op == 0x8c {
 			f.memOnly = true // masked loads
 		}
@@ -347,7 +431,7 @@ func vexMap2(v vex, op byte, reg int) (vexForm, bool) {
 		op >= 0x30 && op <= 0x35, op == 0x41, op >= 0x58 && op <= 0x5a, op == 0x78, op == 0x79, op == 0xdb:
 		return fMove, true
 	case op == 0x2a: // vmovntdqa
-		f := fMove
+		f := asMove(fMove, vecLen)
 		f.memOnly = true
 		return f, true
 	case op == 0x2e || op == 0x2f || op == 0x8e: // masked stores
