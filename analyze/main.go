@@ -67,6 +67,8 @@ func commands() []*command {
 			args: "run.trace x.spec", help: locateHelp, setup: locateSetup},
 		{name: "slice", summary: "compute the backward dynamic slice of a value (Arrow, Parquet or source lines)",
 			args: "run.trace", help: sliceHelp, setup: sliceSetup},
+		{name: "bugs", summary: "find memory bugs by rules, each with the value propagation chains back to its root cause",
+			args: "run.trace", help: bugsHelp, setup: bugsSetup},
 		{name: "tarantula", summary: "rank source statements by suspiciousness (Tarantula, Ochiai) from failing and passing runs",
 			args: "--fail FAIL.trace... [--pass PASS.trace...]", help: tarantulaHelp, setup: tarantulaSetup},
 	}

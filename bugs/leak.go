@@ -1,0 +1,136 @@
+package bugs
+
+import "github.com/mgtrace/mgtrace/schema"
+
+// leakScan is the end-of-run reachability of the live blocks, from the
+// pointers the state model holds (its P): memory words outside the heap
+// (globals, the live part of each stack) and registers are the roots, a
+// pointer stored in a live block is an edge. A pointer to a block's first
+// byte is a start pointer, any other into it an interior one.
+type leakScan struct {
+	reachable      []bool // through any pointers
+	startReachable []bool // through start pointers only
+	lostRoot       []bool // unreachable, and no other unreachable block points to it (one per unreachable cycle)
+}
+
+type leakEdge struct {
+	to       uint32
+	interior bool
+}
+
+// scanLeaks computes the reachability of the live blocks.
+func (e *engine) scanLeaks() *leakScan {
+	n := len(e.blocks)
+	ls := &leakScan{reachable: make([]bool, n), startReachable: make([]bool, n), lostRoot: make([]bool, n)}
+	edges := make(map[uint32][]leakEdge)
+	var roots []leakEdge
+	live := func(id uint32) bool { return id != 0 && int(id) < n && !e.blocks[id].freed }
+	deadStack := func(a uint64) bool {
+		for _, th := range e.threads {
+			if th.stackHi == 0 || a+64<<10 < th.stackLo || a > th.stackHi+4<<10 {
+				continue
+			}
+			return th.exited || a+128 < th.lastSP
+		}
+		return false
+	}
+	e.mem.words(func(a uint64, s *shadow) {
+		if !live(s.prov) {
+			return
+		}
+		ed := leakEdge{to: s.prov, interior: s.off != 0}
+		if from := e.live.Find(a); from != 0 {
+			edges[from] = append(edges[from], ed)
+			return
+		}
+		if e.freed.Find(a) != 0 || deadStack(a) {
+			return
+		}
+		roots = append(roots, ed)
+	})
+	for _, th := range e.threads {
+		if th.exited {
+			continue
+		}
+		for r := range th.regs {
+			for _, s := range th.regs[r] {
+				if live(s.prov) {
+					roots = append(roots, leakEdge{to: s.prov, interior: s.off != 0})
+				}
+			}
+		}
+	}
+	var walk func(seen []bool, from []leakEdge, startOnly bool)
+	walk = func(seen []bool, from []leakEdge, startOnly bool) {
+		stack := append([]leakEdge(nil), from...)
+		for len(stack) > 0 {
+			ed := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			if seen[ed.to] || (startOnly && ed.interior) {
+				continue
+			}
+			seen[ed.to] = true
+			stack = append(stack, edges[ed.to]...)
+		}
+	}
+	walk(ls.reachable, roots, false)
+	walk(ls.startReachable, roots, true)
+	// Unreachable blocks that another unreachable block points to are
+	// lost through it (memcheck's "indirectly lost").
+	pointed := make([]bool, n)
+	for from, es := range edges {
+		if ls.reachable[from] {
+			continue
+		}
+		for _, ed := range es {
+			if ed.to != from {
+				pointed[ed.to] = true
+			}
+		}
+	}
+	covered := make([]bool, n)
+	mark := func(id uint32) {
+		ls.lostRoot[id] = true
+		walk(covered, []leakEdge{{to: id}}, false)
+	}
+	for id := uint32(1); int(id) < n; id++ {
+		if live(id) && !ls.reachable[id] && !pointed[id] {
+			mark(id)
+		}
+	}
+	// What is left unreachable and uncovered is a cycle: one root each.
+	for id := uint32(1); int(id) < n; id++ {
+		if live(id) && !ls.reachable[id] && !covered[id] {
+			mark(id)
+		}
+	}
+	return ls
+}
+
+// atEnd runs the rules bound to ret main, once the run is over: the heap
+// is judged after exit handlers ran, as memcheck judges it.
+func (e *engine) atEnd() {
+	if len(e.rules.end) == 0 {
+		return
+	}
+	e.scan = e.scanLeaks()
+	in := e.cur
+	th := e.curT
+	if in == nil || th == nil {
+		return
+	}
+	for _, c := range e.rules.end {
+		e.report.Stats.Points++
+		ev := &env{e: e, vars: map[string]*slot{c.r.Point.Var: {bound: true}}, in: in, th: th}
+		if ev.holds(c) {
+			e.found(c, ev, Value{}, in, th)
+		}
+	}
+}
+
+// threadEvent notes thread exits (their stacks are no longer roots).
+func (e *engine) threadEvent(ev *schema.Event) {
+	if ev.Kind == schema.KindThreadExit {
+		e.thread(ev.Thread).exited = true
+	}
+}

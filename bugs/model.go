@@ -1,0 +1,124 @@
+package bugs
+
+// Report is what a bug analysis of one trace found.
+type Report struct {
+	Trace    string    `json:"trace"`
+	Rules    []string  `json:"rules"`    // the rules that were checked, in order
+	Findings []Finding `json:"findings"` // in trace order
+	// Truncated says the trace was cut short: the analysis covers the run
+	// up to its last whole block.
+	Truncated bool   `json:"truncated,omitempty"`
+	Reason    string `json:"truncated_reason,omitempty"`
+	Stats     Stats  `json:"stats"`
+	// Dropped counts findings past the per-rule limit (the same rule at
+	// the same statement is reported once; Options.MaxPerRule bounds the
+	// rest).
+	Dropped int `json:"dropped,omitempty"`
+}
+
+// Stats count what the analysis went through.
+type Stats struct {
+	Events      uint64 `json:"events"`
+	Instances   uint64 `json:"instructions"`
+	Allocations uint64 `json:"allocations"`
+	Frees       uint64 `json:"frees"`
+	Points      uint64 `json:"detection_points"` // detection points at which rules were evaluated
+	Unplaced    int    `json:"unplaced_events,omitempty"`
+	Undecoded   int    `json:"undecoded_instructions,omitempty"`
+	Nodes       int    `json:"origin_nodes"` // value-propagation nodes alive at the end
+}
+
+// Finding is one bug: a rule whose condition held at a detection point.
+type Finding struct {
+	Rule    string `json:"rule"`    // the rule's name (the bug class for the built-in rules)
+	Message string `json:"message"` // one line for people
+	// Seq is the trace event at which the bug was detected (for analyze
+	// mg --at seq:N and analyze slice --criterion seq:N); Instr the
+	// instruction instance.
+	Seq   uint64 `json:"seq"`
+	Instr uint64 `json:"instruction"`
+	// Thread is the recorder's thread id.
+	Thread uint32 `json:"thread"`
+	// Where is the statement at which it was detected, with its call
+	// stack (innermost first).
+	Where Site   `json:"where"`
+	Stack []Site `json:"stack,omitempty"`
+	// Address and Size describe the access, the freed pointer or the
+	// value, when the detection point has one.
+	Address uint64 `json:"address,omitempty"`
+	Size    uint32 `json:"size,omitempty"`
+	// Block is the heap block involved, when there is one.
+	Block *BlockInfo `json:"block,omitempty"`
+	// Chains are the value propagation chains the rule asks for (VPC(r),
+	// VPC(r1), ...), in the rule's order.
+	Chains []Chain `json:"chains,omitempty"`
+	// Count is how many times the same rule fired at the same statement
+	// (the first is reported).
+	Count int `json:"count"`
+}
+
+// Site is an instruction with its source position.
+type Site struct {
+	PC       uint64 `json:"pc"`
+	Function string `json:"function,omitempty"`
+	File     string `json:"file,omitempty"`
+	Line     uint32 `json:"line,omitempty"`
+	Module   string `json:"module,omitempty"`
+}
+
+// BlockInfo describes a heap block.
+type BlockInfo struct {
+	ID     uint32 `json:"id"` // never reused within a run
+	Base   uint64 `json:"base"`
+	Size   uint64 `json:"size"`
+	Family string `json:"family"` // malloc, new, new[], or the user allocator's name
+	// AllocSeq is the event of the allocator's return; Alloc its call
+	// site and stack.
+	AllocSeq   uint64 `json:"alloc_seq"`
+	Alloc      Site   `json:"alloc"`
+	AllocStack []Site `json:"alloc_stack,omitempty"`
+	// Freed blocks: the release's event, site and stack.
+	Freed     bool   `json:"freed"`
+	FreeSeq   uint64 `json:"free_seq,omitempty"`
+	Free      *Site  `json:"free,omitempty"`
+	FreeStack []Site `json:"free_stack,omitempty"`
+}
+
+// Chain is the value propagation chain of one value: from the detection
+// point back through the copies that carried it to where it was generated.
+type Chain struct {
+	Var   string `json:"var"`   // the rule's variable (r, r1, v)
+	Value uint64 `json:"value"` // the value at the detection point
+	Steps []Step `json:"steps"` // newest first; the last is the generation, or the point where the trace lost track
+	// Instructions is how many instructions the chain holds (what a user
+	// examines to follow it).
+	Instructions int `json:"instructions"`
+}
+
+// StepKind says what an instruction of a chain did with the value.
+type StepKind string
+
+// The step kinds.
+const (
+	StepStore   StepKind = "store"    // copied into memory
+	StepLoad    StepKind = "load"     // copied from memory into a register
+	StepMove    StepKind = "move"     // copied from register to register
+	StepConst   StepKind = "constant" // generated: a constant
+	StepCompute StepKind = "computed" // generated: arithmetic (pointer arithmetic included)
+	StepAlloc   StepKind = "allocated"
+	StepFree    StepKind = "freed" // the release the chain's value was passed to
+	StepUnknown StepKind = "unknown"
+	StepKernel  StepKind = "kernel" // written by a system call
+)
+
+// Step is one instruction of a chain.
+type Step struct {
+	Kind    StepKind `json:"kind"`
+	Seq     uint64   `json:"seq"`
+	Instr   uint64   `json:"instruction"`
+	Address uint64   `json:"address,omitempty"` // the memory location, for loads and stores
+	Site
+	// Note says more for the last step (the allocator, the constant, why
+	// the chain ends).
+	Note string `json:"note,omitempty"`
+}

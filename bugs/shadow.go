@@ -1,0 +1,157 @@
+package bugs
+
+// shadow is what the analysis knows of one 8-byte value in a register
+// lane or a memory word: the heap block its provenance names, the
+// value-propagation node it came from, the block its undefined bytes came
+// from, and where it points inside its block.
+type shadow struct {
+	prov uint32 // block id, 0 = not a heap pointer
+	node uint32 // origin node, 0 = unknown
+	ub   uint32 // block whose uninitialized bytes the value holds, 0 = none known
+	off  uint32 // prov's offset: 0 for the block's start (for the leak scan)
+}
+
+const (
+	pageShift = 12
+	pageWords = 1 << (pageShift - 3)
+)
+
+// page shadows one 4 KiB page of memory: a shadow per 8-byte word and a
+// bit per byte saying it is undefined (allocated and never written).
+type page struct {
+	w   [pageWords]shadow
+	und [pageWords]uint8
+}
+
+// memory is the shadow of the program's memory, by page.
+type memory struct {
+	pages    map[uint64]*page
+	lastNo   uint64
+	lastPage *page
+}
+
+func newMemory() *memory { return &memory{pages: make(map[uint64]*page), lastNo: ^uint64(0)} }
+
+// get returns the page of a, or nil.
+func (m *memory) get(a uint64) *page {
+	no := a >> pageShift
+	if no == m.lastNo {
+		return m.lastPage
+	}
+	p := m.pages[no]
+	if p != nil {
+		m.lastNo, m.lastPage = no, p
+	}
+	return p
+}
+
+// make returns the page of a, making it.
+func (m *memory) make(a uint64) *page {
+	if p := m.get(a); p != nil {
+		return p
+	}
+	no := a >> pageShift
+	p := &page{}
+	m.pages[no] = p
+	m.lastNo, m.lastPage = no, p
+	return p
+}
+
+func word(a uint64) int { return int(a>>3) & (pageWords - 1) }
+
+// load returns the shadow of the 8-byte word at a (aligned down).
+func (m *memory) load(a uint64) shadow {
+	if p := m.get(a); p != nil {
+		return p.w[word(a)]
+	}
+	return shadow{}
+}
+
+// store sets the shadow of the word at a.
+func (m *memory) store(a uint64, s shadow) {
+	if s == (shadow{}) {
+		if p := m.get(a); p != nil {
+			p.w[word(a)] = s
+		}
+		return
+	}
+	m.make(a).w[word(a)] = s
+}
+
+// undefined returns a bit per byte of [a, a+n) (n <= 32) that is
+// undefined, bit 0 for a.
+func (m *memory) undefined(a uint64, n uint32) uint32 {
+	var mask uint32
+	for i := uint32(0); i < n; {
+		b := a + uint64(i)
+		p := m.get(b)
+		// Bytes to the end of this word.
+		k := min(n-i, 8-uint32(b&7))
+		if p != nil {
+			bits := uint32(p.und[word(b)]>>(b&7)) & (1<<k - 1)
+			mask |= bits << i
+		}
+		i += k
+	}
+	return mask
+}
+
+// define sets the undefined bits of [a, a+n) (n <= 32) from mask.
+func (m *memory) define(a uint64, n uint32, mask uint32) {
+	for i := uint32(0); i < n; {
+		b := a + uint64(i)
+		k := min(n-i, 8-uint32(b&7))
+		bits := uint8((mask>>i)&(1<<k-1)) << (b & 7)
+		keep := ^(uint8(1<<k-1) << (b & 7))
+		p := m.get(b)
+		if p == nil {
+			if bits != 0 {
+				p = m.make(b)
+			}
+		}
+		if p != nil {
+			p.und[word(b)] = p.und[word(b)]&keep | bits
+		}
+		i += k
+	}
+}
+
+// fill marks [lo, hi) undefined (or defined) and forgets its values'
+// shadows: a fresh allocation.
+func (m *memory) fill(lo, hi uint64, undef bool) {
+	for a := lo; a < hi; {
+		next := min(hi, (a|7)+1)
+		var p *page
+		if undef {
+			p = m.make(a)
+		} else {
+			p = m.get(a)
+		}
+		if p != nil {
+			w := word(a)
+			bits := uint8(1<<(next-a)-1) << (a & 7)
+			if next-a == 8 {
+				bits = 0xff
+			}
+			if undef {
+				p.und[w] |= bits
+			} else {
+				p.und[w] &^= bits
+			}
+			p.w[w] = shadow{}
+		}
+		a = next
+	}
+}
+
+// words calls fn for each word holding shadow (for the leak scan and the
+// node collector).
+func (m *memory) words(fn func(a uint64, s *shadow)) {
+	for no, p := range m.pages {
+		for i := range p.w {
+			if p.w[i] != (shadow{}) {
+				fn(no<<pageShift|uint64(i)<<3, &p.w[i])
+			}
+		}
+	}
+}
