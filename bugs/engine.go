@@ -344,6 +344,9 @@ func (e *engine) call(th *thread, in *walk.Instance, ev *schema.Event) {
 		if f.fn == alloc.Free {
 			e.release(th, in, &fr)
 		}
+		if f.name == "exit" {
+			e.noteExit(f.name)
+		}
 	}
 	if f.fn != alloc.NotAlloc {
 		th.allocDepth++
@@ -379,6 +382,9 @@ func (e *engine) ret(th *thread, in *walk.Instance, ev *schema.Event) {
 	}
 	if fr.fn != alloc.NotAlloc && th.allocDepth == 0 {
 		e.allocated(th, in, &fr, ev.Value)
+	}
+	if fr.name == "main" {
+		e.noteExit(fr.name)
 	}
 	if th.allocDepth == 0 && e.rules.has[pointRetI] {
 		e.fire(pointRetI, fr.name, Value{V: ev.Value, ptr: ev.Value, sh: th.regs[rRAX][0], und: th.und[rRAX], width: 8}, in, th)

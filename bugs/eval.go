@@ -40,9 +40,9 @@ const (
 
 // crule is a rule ready to run.
 type crule struct {
-	r    *rules.Rule
-	fn   string // call/ret: the function
-	atEnd bool  // ret main: run once at the end of the run
+	r     *rules.Rule
+	fn    string // call/ret: the function
+	atEnd bool   // ret main: run once at the end of the run
 }
 
 // ruleSet is the rules of one analysis, by detection point.
@@ -157,7 +157,7 @@ type rv struct {
 	v    *Value
 }
 
-func boolRV(b bool) rv { return rv{kind: 1, b: b} }
+func boolRV(b bool) rv  { return rv{kind: 1, b: b} }
 func numRV(n uint64) rv { return rv{kind: 2, n: n} }
 
 // num is the result as a number: a value's V, a block's id, a bool 0/1.
@@ -425,11 +425,18 @@ func (ev *env) builtin(x *rules.Call) rv {
 		b := ev.blockOf(arg(0))
 		return boolRV(b != nil && !b.freed)
 	case "Reachable", "StartReachable", "LostRoot":
-		b := ev.blockOf(arg(0))
-		if b == nil || ev.e.scan == nil {
+		a := arg(0)
+		if ev.blockOf(a) == nil || ev.e.scan == nil {
 			return rv{}
 		}
-		id := uint32(b - &ev.e.blocks[0])
+		id := a.v.sh.prov
+		if a.v.isBlock {
+			id = a.v.block
+		}
+		if int(id) >= len(ev.e.scan.reachable) {
+			// Allocated after the scan, by exit handlers: not judged.
+			return boolRV(x.Name != "LostRoot")
+		}
 		switch x.Name {
 		case "Reachable":
 			return boolRV(ev.e.scan.reachable[id])

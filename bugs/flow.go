@@ -1,6 +1,7 @@
 package bugs
 
 import (
+	"github.com/mgtrace/mgtrace/schema/tracepb"
 	"github.com/mgtrace/mgtrace/slice/insn"
 	"github.com/mgtrace/mgtrace/walk"
 )
@@ -290,6 +291,12 @@ func (e *engine) add(th *thread, in *walk.Instance, info *insn.Info) {
 		th.regs[rFlags][0], th.und[rFlags] = shadow{node: sh.node, ub: sh.ub}, boolMask(und != 0)
 	}
 }
+
+// flagsReg is RFLAGS as a register of insn's sets.
+const flagsReg = tracepb.Register_RFLAGS
+
+// regOf is register number r.
+func regOf(r int) tracepb.Register { return tracepb.Register(r) }
 
 func boolMask(b bool) uint32 {
 	if b {
