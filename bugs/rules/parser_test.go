@@ -3,6 +3,8 @@ package rules
 import (
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -703,5 +705,23 @@ func TestFormatDeep(t *testing.T) {
 		if !sameFile(f, g) {
 			t.Errorf("%s(%d): round trip changes the file", name, n)
 		}
+	}
+}
+
+// TestBuiltinsDocumented checks that the language reference lists every
+// built-in function with its arity and its doc line.
+func TestBuiltinsDocumented(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "bug-rules.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range Builtins() {
+		row := fmt.Sprintf("| `%s` | %d | %s |", b.Name, b.Arity, b.Doc)
+		if !strings.Contains(string(doc), row) {
+			t.Errorf("docs/bug-rules.md lacks the row\n%s", row)
+		}
+	}
+	if !strings.Contains(string(doc), "\n## Semantics\n") {
+		t.Error("docs/bug-rules.md lacks the Semantics section")
 	}
 }
