@@ -176,7 +176,10 @@ func (e *engine) blockInfo(id uint32) *BlockInfo {
 // found records a finding (or counts it again at the same statement).
 func (e *engine) found(c *crule, ev *env, v Value, in *walk.Instance, th *thread) {
 	if len(ev.each) > 0 {
+		q := c.r.Cond.(*rules.Quant)
+		s := ev.lookup(q.Vars[0].(*rules.Ident).Name)
 		for _, b := range ev.each {
+			*s = slot{v: b, bound: true}
 			e.foundOne(c, ev, b, in, th, e.blocks[b.block].allocStack)
 		}
 		return
@@ -309,13 +312,11 @@ func (e *engine) message(rule string, f *Finding, v Value) string {
 	case "heap_buffer_overflow":
 		if f.Block != nil {
 			b := f.Block
-			where := fmt.Sprintf("%d bytes after its end", v.V-(b.Base+b.Size))
+			where := fmt.Sprintf("offset %d of", v.V-b.Base)
 			if v.V < b.Base {
-				where = fmt.Sprintf("%d bytes before its start", b.Base-v.V)
-			} else if v.V < b.Base+b.Size {
-				where = fmt.Sprintf("ending %d bytes after its end", v.V+uint64(v.width)-(b.Base+b.Size))
+				where = fmt.Sprintf("%d bytes before", b.Base-v.V)
 			}
-			s := fmt.Sprintf("%s of %d bytes at %#x, %s of %s", rw, v.width, v.V, where, blk())
+			s := fmt.Sprintf("%s of %d bytes at %#x, %s %s", rw, v.width, v.V, where, blk())
 			if other := e.live.Find(v.V); other != 0 && other != b.ID {
 				s += fmt.Sprintf(", inside live block #%d", other)
 			}

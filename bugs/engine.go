@@ -279,10 +279,18 @@ func (e *engine) deref(th *thread, in *walk.Instance, a *walk.Access) {
 			return // a stack access
 		}
 	}
+	if v.sh.prov == 0 && a.BaseReg != 0 && a.Size <= 8 {
+		// Provenance lost (a conditional move, a computation the model
+		// does not follow): the block the pointer's own value lies in.
+		if id := e.live.Find(a.Base); id != 0 {
+			v.sh.prov, v.guessed = id, true
+		} else if id := e.freed.Find(a.Base); id != 0 {
+			v.sh.prov, v.guessed = id, true
+		}
+	}
 	if v.sh.prov == 0 {
-		// Provenance lost (computed in a way the model does not follow):
-		// the block that holds the address, live or (for a plain access
-		// wholly inside it) freed.
+		// Or else the block that holds the address, live or (for a
+		// plain access wholly inside it) freed.
 		if id := e.live.Find(a.Addr); id != 0 {
 			v.sh.prov = id
 		} else if id := e.freed.Find(a.Addr); id != 0 && a.Size <= 8 && a.Addr+uint64(a.Size) <= e.blocks[id].base+e.blocks[id].size {

@@ -186,7 +186,11 @@ func (e *engine) move(th *thread, in *walk.Instance, info *insn.Info) {
 			if und>>(l*8)&0xff != 0 && sh.ub == 0 {
 				sh.ub = e.live.Find(a)
 			}
-			sh.node = e.nodeFrom(nLoad, in, a, sh.node)
+			if info.Restore == 0 {
+				// A register's restore, like its save, is no step of the
+				// value's history: the pair is transparent.
+				sh.node = e.nodeFrom(nLoad, in, a, sh.node)
+			}
 			lanes[l] = sh
 		}
 		th.regs[d] = lanes
@@ -205,7 +209,9 @@ func (e *engine) move(th *thread, in *walk.Instance, info *insn.Info) {
 			}
 			for l := 0; l < 4 && uint32(l*8) < a.Size; l++ {
 				w := sh[l]
-				w.node = e.nodeFrom(nStore, in, a.Addr+uint64(l*8), w.node)
+				if info.Save == 0 {
+					w.node = e.nodeFrom(nStore, in, a.Addr+uint64(l*8), w.node)
+				}
 				k := min(8, a.Size-uint32(l*8))
 				val := a.Value
 				if l > 0 && len(a.Data) >= l*8+8 {

@@ -30,7 +30,10 @@ func (e *engine) scanLeaks() *leakScan {
 			if th.stackHi == 0 || a+64<<10 < th.stackLo || a > th.stackHi+4<<10 {
 				continue
 			}
-			return th.exited || a+128 < th.lastSP
+			if th.exited {
+				return a <= th.stackHi // the stack, not the thread's control block above it
+			}
+			return a+128 < th.lastSP
 		}
 		return false
 	}
