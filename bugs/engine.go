@@ -1,6 +1,8 @@
 package bugs
 
 import (
+	"strings"
+
 	"github.com/mgtrace/mgtrace/alloc"
 	"github.com/mgtrace/mgtrace/schema"
 	"github.com/mgtrace/mgtrace/schema/tracepb"
@@ -37,6 +39,7 @@ type block struct {
 	allocSeq   uint64
 	allocStack []uint64 // call sites, innermost first
 	node       uint32   // the allocation's origin node
+	noSize     bool     // allocated by a tail call: the size is not known, so no access is outside it
 	freed      bool
 	freeN      uint64
 	freeSeq    uint64
@@ -56,6 +59,7 @@ type frame struct {
 	name   string
 	result uint64 // posix_memalign: the pointer it stored
 	callN  uint64
+	tail   bool // entered by a jump (a tail call): its arguments are not known
 }
 
 // thread is the analysis' state of one thread.
@@ -103,6 +107,7 @@ type engine struct {
 	curT     *thread
 	ended    bool
 	scan     *leakScan // at the end of the run
+	scanners map[uint32]bool
 }
 
 type findKey struct {
@@ -115,7 +120,7 @@ func newEngine(tables *schema.Tables, rs *ruleSet, opt Options, rep *Report) *en
 		tables: tables, rules: rs, opt: opt, mem: newMemory(), nodes: newNodeArena(),
 		blocks: make([]block, 1), live: alloc.NewIndex(), freed: alloc.NewIndex(),
 		threads: make(map[schema.ThreadID]*thread), fns: make(map[uint64]fnInfo),
-		lastCall: make(map[string]uint64), report: rep, seen: make(map[findKey]int),
+		lastCall: make(map[string]uint64), report: rep, seen: make(map[findKey]int), scanners: make(map[uint32]bool),
 	}
 }
 
@@ -177,7 +182,7 @@ func (e *engine) Instance(in *walk.Instance) error {
 	if th.lastJump && th.allocDepth == 0 && len(th.frames) > 0 {
 		if f, ok := e.entry(st.PC); ok {
 			top := &th.frames[len(th.frames)-1]
-			top.fn, top.fam, top.name = f.fn, f.fam, f.name
+			top.fn, top.fam, top.name, top.tail = f.fn, f.fam, f.name, true
 			th.allocDepth++
 		}
 	}
@@ -268,9 +273,22 @@ func (e *engine) use(th *thread, in *walk.Instance, r int, addr uint64) {
 // deref runs the deref rules on an access through a heap pointer or into
 // heap memory.
 func (e *engine) deref(th *thread, in *walk.Instance, a *walk.Access) {
+	// An access that did not fault did not go through NULL: its pointer
+	// is its address (the recorded base value is not always the decoded
+	// operand's base register).
 	v := Value{V: a.Addr, ptr: a.Addr, width: a.Size, access: true}
-	if a.BaseReg != 0 {
-		v.ptr = a.Base
+	if a.Size > 8 && !a.Write && (a.Addr%uint64(a.Size) == 0 || e.scanner(in.Static.Function)) {
+		// String functions read whole vectors past a terminator (aligned
+		// ones never cross a page): memcheck replaces those functions.
+		return
+	}
+	// The decoded memory operand's base register; an implicit stack
+	// access (the push of call *8(%rbx)) is recorded with base rsp. (The
+	// recorded base register is not used otherwise: the probe names the
+	// register the value was first read from, which after mov %rdi,%rbx
+	// may be the other one.)
+	if a.BaseReg == schema.Reg(tracepb.Register_RSP) {
+		return
 	}
 	base := int(in.Static.Info.Base)
 	if base != 0 && base != rRIP && base < maxRegs {
@@ -442,6 +460,26 @@ func (e *engine) allocated(th *thread, in *walk.Instance, f *frame, result uint6
 	if result == 0 {
 		return
 	}
+	if oldID != 0 && result == old && !f.tail {
+		// Resized in place: the same block, so the pointers into it stay
+		// good (memcheck's realloc always moves; glibc's often does not,
+		// and programs that adjust their pointers only when it moved are
+		// right to).
+		b := &e.blocks[oldID]
+		if size > b.size {
+			e.mem.fill(result+b.size, result+size, size <= maxUndefBlock)
+		}
+		var stale []uint32
+		e.live.Overlapping(result, result+max(size, 1), oldID, func(id uint32) bool { stale = append(stale, id); return true })
+		for _, id := range stale {
+			e.markFreed(id, in, th.stackOf(in.Static.PC), Value{})
+		}
+		b.size = size
+		e.live.Set(oldID, result, result+max(size, 1))
+		th.regs[rRAX][0] = shadow{prov: oldID, node: e.nodes.add(onode{kind: nAlloc, pc: f.pc, n: in.N, seq: in.Seq, addr: uint64(oldID)})}
+		th.und[rRAX] = 0
+		return
+	}
 	// Blocks the new one overlaps were freed without the trace seeing it.
 	var stale []uint32
 	e.live.Overlapping(result, result+max(size, 1), 0, func(id uint32) bool { stale = append(stale, id); return true })
@@ -454,10 +492,14 @@ func (e *engine) allocated(th *thread, in *walk.Instance, f *frame, result uint6
 	for _, id := range stale {
 		e.freed.Set(id, 0, 0)
 	}
+	if f.tail {
+		// The arguments were the caller's: the size is not known.
+		size, zero = 0, true
+	}
 	id := uint32(len(e.blocks))
 	node := e.nodes.add(onode{kind: nAlloc, pc: f.pc, n: in.N, seq: in.Seq, addr: uint64(id)})
 	e.blocks = append(e.blocks, block{base: result, size: size, fam: f.fam, allocN: in.N, allocSeq: in.Seq,
-		allocStack: th.stackOf(f.pc)[1:], node: node})
+		allocStack: th.stackOf(f.pc)[1:], node: node, noSize: f.tail})
 	e.blocks[id].allocStack = append([]uint64{f.pc}, e.blocks[id].allocStack...)
 	e.report.Stats.Allocations++
 	hi := result + max(size, 1)
@@ -559,15 +601,34 @@ func (e *engine) syscall(th *thread, in *walk.Instance, ev *schema.Event) {
 		if m.Size > maxUndefBlock {
 			continue
 		}
-		node := e.nodes.add(onode{kind: nKernel, pc: in.Static.PC, n: in.N, seq: in.Seq, addr: ev.Num})
-		for a := m.Addr; a < m.Addr+m.Size; {
-			n := uint32(min(32, m.Addr+m.Size-a))
-			e.mem.define(a, n, 0)
-			a += uint64(n)
+		e.kernelWrote(in, ev.Num, m.Addr, m.Size)
+	}
+	if !walk.Modelled(ev.Num) {
+		// A system call the model does not know may fill any buffer it
+		// is given: a heap block it points into counts as written from
+		// there on (no uninitialized-read report on the kernel's data).
+		for _, a := range ev.Args {
+			if id := e.live.Find(a); id != 0 {
+				b := &e.blocks[id]
+				e.kernelWrote(in, ev.Num, a, b.base+b.size-a)
+			}
 		}
-		for a := m.Addr &^ 7; a < m.Addr+m.Size; a += 8 {
-			e.mem.store(a, shadow{node: node})
-		}
+	}
+}
+
+// kernelWrote marks [addr, addr+size) as written by system call num.
+func (e *engine) kernelWrote(in *walk.Instance, num, addr, size uint64) {
+	if size > maxUndefBlock {
+		return
+	}
+	node := e.nodes.add(onode{kind: nKernel, pc: in.Static.PC, n: in.N, seq: in.Seq, addr: num})
+	for a := addr; a < addr+size; {
+		n := uint32(min(32, addr+size-a))
+		e.mem.define(a, n, 0)
+		a += uint64(n)
+	}
+	for a := addr &^ 7; a < addr+size; a += 8 {
+		e.mem.store(a, shadow{node: node})
 	}
 }
 
@@ -614,4 +675,28 @@ func (e *engine) collect() {
 		e.blocks[i].node = remap[e.blocks[i].node]
 		e.blocks[i].freeVal.sh.node = remap[e.blocks[i].freeVal.sh.node]
 	}
+}
+
+// scanner says whether function fn is the C library's (or the dynamic
+// loader's): its string and memory functions (strlen, strchr, memchr,
+// strcmp, ... in their vector variants, most without a symbol in a
+// stripped libc) read whole vectors past the bytes they are given, within
+// the page. memcheck replaces those functions with byte-exact ones; here
+// the C library's vector reads are no detection points.
+func (e *engine) scanner(fn uint32) bool {
+	if v, ok := e.scanners[fn]; ok {
+		return v
+	}
+	v := false
+	if f := e.tables.Functions[fn]; f != nil {
+		if m := e.tables.Modules[f.GetModuleId()]; m != nil {
+			base := m.GetPath()
+			if i := strings.LastIndexByte(base, '/'); i >= 0 {
+				base = base[i+1:]
+			}
+			v = strings.HasPrefix(base, "libc.so") || strings.HasPrefix(base, "ld-linux")
+		}
+	}
+	e.scanners[fn] = v
+	return v
 }

@@ -373,8 +373,14 @@ func (ev *env) builtin(x *rules.Call) rv {
 		case "Begin":
 			return numRV(b.base)
 		case "End":
+			if b.noSize {
+				return rv{} // not known: no access is past it
+			}
 			return numRV(b.base + b.size)
 		case "Size":
+			if b.noSize {
+				return rv{}
+			}
 			return numRV(b.size)
 		case "Time":
 			return numRV(b.allocN)

@@ -175,6 +175,11 @@ func (e *engine) move(th *thread, in *walk.Instance, info *insn.Info) {
 		und := uint32(0)
 		if ld.Size <= 32 {
 			und = e.mem.undefined(ld.Addr, ld.Size)
+			if ld.Size <= 8 && und != widthMask(uint8(ld.Size)) {
+				// Partly undefined (a struct's padding, a bit field):
+				// without bit-level tracking it counts as defined.
+				und = 0
+			}
 		}
 		var lanes [4]shadow
 		for l := 0; l < 4 && uint32(l*8) < ld.Size; l++ {
@@ -341,8 +346,9 @@ func (e *engine) compute(th *thread, in *walk.Instance, info *insn.Info) {
 		if a.Write || a.Size > 32 {
 			continue
 		}
-		// A vector load's bytes feed a vector computation (defined).
-		if u := e.mem.undefined(a.Addr, a.Size); u != 0 && a.Size <= 8 {
+		// A vector load's bytes feed a vector computation (defined); a
+		// partly undefined scalar counts as defined.
+		if u := e.mem.undefined(a.Addr, a.Size); u != 0 && a.Size <= 8 && u == widthMask(uint8(a.Size)) {
 			und |= u
 			if from.node == 0 && from.ub == 0 {
 				from = e.mem.load(a.Addr)

@@ -20,7 +20,33 @@ const (
 	sysClockGettime = 228
 	sysNewfstatat   = 262
 	sysGetrandom    = 318
+	sysPipe         = 22
+	sysGetdents     = 78
+	sysReadlink     = 89
+	sysGetrlimit    = 97
+	sysGetrusage    = 98
+	sysSysinfo      = 99
+	sysStatfs       = 137
+	sysFstatfs      = 138
+	sysGetxattr     = 191
+	sysLgetxattr    = 192
+	sysFgetxattr    = 193
+	sysListxattr    = 194
+	sysLlistxattr   = 195
+	sysFlistxattr   = 196
+	sysTime         = 201
+	sysGetdents64   = 217
+	sysWait4        = 61
+	sysReadlinkat   = 267
+	sysPipe2        = 293
+	sysPrlimit64    = 302
+	sysStatx        = 332
 	statSize        = 144 // sizeof(struct stat)
+	statfsSize      = 120 // sizeof(struct statfs)
+	statxSize       = 256 // sizeof(struct statx)
+	rusageSize      = 144 // sizeof(struct rusage)
+	sysinfoSize     = 112 // sizeof(struct sysinfo)
+	rlimitSize      = 16  // sizeof(struct rlimit)
 	utsnameSize     = 390 // sizeof(struct utsname)
 	timespecSize    = 16
 	maxSyscallRange = 1 << 30
@@ -31,6 +57,21 @@ type MemRange struct {
 	Addr  uint64
 	Size  uint64
 	Write bool // the kernel wrote it (else read it)
+}
+
+// Modelled reports whether SyscallMemory knows the memory effects of
+// system call num (for the others, a buffer the kernel may fill is not
+// known).
+func Modelled(num uint64) bool {
+	switch num {
+	case sysRead, sysWrite, sysStat, sysFstat, sysLstat, sysPread64, sysPwrite64, sysSendto, sysRecvfrom,
+		sysUname, sysGetcwd, sysGettimeofday, sysClockGettime, sysNewfstatat, sysGetrandom, sysPipe,
+		sysGetdents, sysReadlink, sysGetrlimit, sysGetrusage, sysSysinfo, sysStatfs, sysFstatfs,
+		sysGetxattr, sysLgetxattr, sysFgetxattr, sysListxattr, sysLlistxattr, sysFlistxattr, sysTime,
+		sysGetdents64, sysWait4, sysReadlinkat, sysPipe2, sysPrlimit64, sysStatx:
+		return true
+	}
+	return false
 }
 
 // SyscallMemory returns the memory a completed syscall read (a buffer it
@@ -76,6 +117,48 @@ func SyscallMemory(ev *schema.Event) []MemRange {
 		}
 	case sysGetcwd:
 		m = MemRange{a[0], n(ret), true}
+	case sysGetdents, sysGetdents64, sysReadlink:
+		m = MemRange{a[1], n(ret), true}
+	case sysReadlinkat, sysGetxattr, sysLgetxattr, sysFgetxattr:
+		m = MemRange{a[2], n(ret), true}
+	case sysListxattr, sysLlistxattr, sysFlistxattr:
+		m = MemRange{a[1], n(ret), true}
+	case sysStatfs, sysFstatfs:
+		if ret == 0 {
+			m = MemRange{a[1], statfsSize, true}
+		}
+	case sysStatx:
+		if ret == 0 {
+			m = MemRange{a[4], statxSize, true}
+		}
+	case sysPipe, sysPipe2:
+		if ret == 0 {
+			m = MemRange{a[0], 8, true}
+		}
+	case sysGetrlimit, sysGetrusage:
+		if ret == 0 {
+			size := uint64(rlimitSize)
+			if ev.Num == sysGetrusage {
+				size = rusageSize
+			}
+			m = MemRange{a[1], size, true}
+		}
+	case sysPrlimit64:
+		if ret == 0 && a[3] != 0 {
+			m = MemRange{a[3], rlimitSize, true}
+		}
+	case sysSysinfo:
+		if ret == 0 {
+			m = MemRange{a[0], sysinfoSize, true}
+		}
+	case sysTime:
+		if a[0] != 0 {
+			m = MemRange{a[0], 8, true}
+		}
+	case sysWait4:
+		if int64(ret) > 0 && a[1] != 0 {
+			m = MemRange{a[1], 4, true}
+		}
 	}
 	if m.Size == 0 || m.Addr == 0 {
 		return nil
