@@ -1,7 +1,8 @@
 // Package testprog compiles the C programs in testdata/programs for tests.
 //
 // A test asks for a program by name and gets the path of a binary built
-// from testdata/programs/NAME.c:
+// from testdata/programs/NAME.c (or, when there is no NAME.c, from the C++
+// source testdata/programs/NAME.cc, compiled with g++ and the same flags):
 //
 //	bin := testprog.Build(t, "list")
 //	out, err := exec.Command(bin, "5").Output()
@@ -18,8 +19,8 @@
 //
 // The default flags are -g -O1 -fno-omit-frame-pointer -I ROOT/include
 // -pthread; the Static, Stripped, NoPIE and Flags options change them.
-// Without gcc, Build skips the test. testdata/programs/README.md says what
-// each program does and prints.
+// Without gcc (g++ for a .cc program), Build skips the test.
+// testdata/programs/README.md says what each program does and prints.
 package testprog
 
 import (
@@ -125,21 +126,30 @@ func isModuleRoot(path string) bool {
 }
 
 // Source returns the path of testdata/programs/NAME.c (NAME may name a
-// subfolder: "ds/avl"), failing the test when there is no such program.
+// subfolder: "ds/avl"), or of testdata/programs/NAME.cc, a C++ program,
+// when there is no NAME.c. It fails the test when there is neither.
 func Source(t testing.TB, name string) string {
 	t.Helper()
 	if name == "" || filepath.IsAbs(name) || name != filepath.Clean(name) || strings.HasPrefix(name, ".") || strings.Contains(name, "..") {
-		t.Fatalf("testprog: bad program name %q: want the path of a file under testdata/programs, without .c", name)
+		t.Fatalf("testprog: bad program name %q: want the path of a file under testdata/programs, without .c or .cc", name)
 	}
-	src := filepath.Join(Root(t), "testdata", "programs", name+".c")
-	if _, err := os.Stat(src); err != nil {
-		t.Fatalf("testprog: no program %q: %v", name, err)
+	base := filepath.Join(Root(t), "testdata", "programs", name)
+	src := base + ".c"
+	_, err := os.Stat(src)
+	if err != nil {
+		if _, errcc := os.Stat(base + ".cc"); errcc == nil {
+			return base + ".cc"
+		}
+		t.Fatalf("testprog: no program %q: %v (and no %s.cc)", name, err, filepath.Base(name))
 	}
 	return src
 }
 
+// isCPlusPlus reports whether src is a C++ source, which g++ compiles.
+func isCPlusPlus(src string) bool { return strings.HasSuffix(src, ".cc") }
+
 // Line returns the 1-based number of the first line of
-// testdata/programs/NAME.c that contains marker, such as "/* FAULT */".
+// testdata/programs/NAME.c (or NAME.cc) that contains marker, such as "/* FAULT */".
 // It fails the test when no line does.
 func Line(t testing.TB, name, marker string) int {
 	t.Helper()
@@ -152,37 +162,47 @@ func Line(t testing.TB, name, marker string) int {
 			return i + 1
 		}
 	}
-	t.Fatalf("testprog: no line of %s.c contains %q", name, marker)
+	t.Fatalf("testprog: no line of %s contains %q", filepath.Base(Source(t, name)), marker)
 	return 0
 }
 
-// toolchain is the compiler found on PATH.
+// toolchain is a compiler found on PATH.
 type toolchain struct {
-	gcc     string // path of gcc
+	gcc     string // path of the compiler (gcc, or g++ for C++)
 	version string // its --version output
 	err     error
 }
 
+type lazyToolchain struct {
+	once sync.Once
+	tc   toolchain
+}
+
 var (
-	toolOnce sync.Once
-	tools    toolchain
+	cTools   lazyToolchain // gcc
+	cxxTools lazyToolchain // g++
 )
 
-func findToolchain() toolchain {
-	toolOnce.Do(func() {
-		gcc, err := exec.LookPath("gcc")
+// findToolchain returns gcc, or g++ when cxx is true.
+func findToolchain(cxx bool) toolchain {
+	lt, name := &cTools, "gcc"
+	if cxx {
+		lt, name = &cxxTools, "g++"
+	}
+	lt.once.Do(func() {
+		path, err := exec.LookPath(name)
 		if err != nil {
-			tools.err = err
+			lt.tc.err = err
 			return
 		}
-		out, err := exec.Command(gcc, "--version").Output()
+		out, err := exec.Command(path, "--version").Output()
 		if err != nil {
-			tools.err = fmt.Errorf("%s --version: %v", gcc, err)
+			lt.tc.err = fmt.Errorf("%s --version: %v", path, err)
 			return
 		}
-		tools.gcc, tools.version = gcc, string(out)
+		lt.tc.gcc, lt.tc.version = path, string(out)
 	})
-	return tools
+	return lt.tc
 }
 
 // A build is one cached binary, shared by the callers of Build in this
@@ -195,13 +215,14 @@ type build struct {
 
 var builds sync.Map // cache key -> *build
 
-// Build compiles testdata/programs/NAME.c with the default flags changed
-// by opts, and returns the path of the binary. The binary is cached (see
-// the package comment): callers must not modify or delete it.
+// Build compiles testdata/programs/NAME.c (or NAME.cc, with g++; see
+// Source) with the default flags changed by opts, and returns the path of
+// the binary. The binary is cached (see the package comment): callers must
+// not modify or delete it.
 //
-// Build skips the test when gcc is not installed or the platform is not
-// linux/amd64 (the programs are x86-64 Linux programs), and fails it with
-// the compiler's output when compilation fails.
+// Build skips the test when gcc (g++ for C++) is not installed or the
+// platform is not linux/amd64 (the programs are x86-64 Linux programs),
+// and fails it with the compiler's output when compilation fails.
 func Build(t testing.TB, name string, opts ...Option) string {
 	t.Helper()
 	if runtime.GOOS != "linux" || runtime.GOARCH != "amd64" {
@@ -209,8 +230,11 @@ func Build(t testing.TB, name string, opts ...Option) string {
 	}
 	src := Source(t, name)
 	root := Root(t)
-	tc := findToolchain()
+	tc := findToolchain(isCPlusPlus(src))
 	if tc.err != nil {
+		if isCPlusPlus(src) {
+			t.Skipf("testprog: cannot build C++ test program %s: g++ not found (%v); install g++", name, tc.err)
+		}
 		t.Skipf("testprog: cannot build test program %s: gcc not found (%v); install gcc and libc6-dev (make deps)", name, tc.err)
 	}
 	var cfg config

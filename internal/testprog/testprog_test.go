@@ -243,6 +243,41 @@ func TestLine(t *testing.T) {
 	}
 }
 
+// TestBuildCPlusPlus checks that a program with a .cc source and no .c
+// one is found, built with g++ (which links libstdc++) and cached apart
+// from C programs, and that Line reads it.
+func TestBuildCPlusPlus(t *testing.T) {
+	t.Parallel()
+	const name = "bugs/ok_cpp"
+	if src := testprog.Source(t, name); filepath.Base(src) != "ok_cpp.cc" {
+		t.Errorf("Source(%s) = %s, want .../ok_cpp.cc", name, src)
+	}
+	bin := testprog.Build(t, name)
+	if filepath.Base(bin) != "ok_cpp" {
+		t.Errorf("Build put the binary at %s, want .../ok_cpp", bin)
+	}
+	f, err := elf.Open(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	libs, err := f.ImportedLibraries()
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(strings.Join(libs, " "), "libstdc++") {
+		t.Errorf("%s links %v, want libstdc++ (built with g++)", bin, libs)
+	}
+	r := run(t, bin)
+	r.exited0(t)
+	if !strings.Contains(r.stdout, "destroyed 4\n") {
+		t.Errorf("stdout %q, want a line destroyed 4", r.stdout)
+	}
+	if n := testprog.Line(t, name, "new Shape(2, 3)"); n < 1 {
+		t.Errorf("Line = %d", n)
+	}
+}
+
 var nodeLine = regexp.MustCompile(`^node (0x[0-9a-f]+) val (-?\d+) next (0x[0-9a-f]+|\(nil\))$`)
 
 // checkList checks list's output for n nodes.
