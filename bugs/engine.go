@@ -70,6 +70,7 @@ type thread struct {
 	frames     []frame
 	allocDepth int
 	lastJump   bool // the previous instruction was a jump (a tail call may follow)
+	tailFree   bool // in a free entered by a jump, its pointer not yet seen
 	stackLo    uint64
 	stackHi    uint64
 	lastSP     uint64
@@ -108,6 +109,7 @@ type engine struct {
 	ended    bool
 	scan     *leakScan // at the end of the run
 	scanners map[uint32]bool
+	libPages map[uint64]bool
 }
 
 type findKey struct {
@@ -120,7 +122,7 @@ func newEngine(tables *schema.Tables, rs *ruleSet, opt Options, rep *Report) *en
 		tables: tables, rules: rs, opt: opt, mem: newMemory(), nodes: newNodeArena(),
 		blocks: make([]block, 1), live: alloc.NewIndex(), freed: alloc.NewIndex(),
 		threads: make(map[schema.ThreadID]*thread), fns: make(map[uint64]fnInfo),
-		lastCall: make(map[string]uint64), report: rep, seen: make(map[findKey]int), scanners: make(map[uint32]bool),
+		lastCall: make(map[string]uint64), report: rep, seen: make(map[findKey]int), scanners: make(map[uint32]bool), libPages: make(map[uint64]bool),
 	}
 }
 
@@ -183,7 +185,27 @@ func (e *engine) Instance(in *walk.Instance) error {
 		if f, ok := e.entry(st.PC); ok {
 			top := &th.frames[len(th.frames)-1]
 			top.fn, top.fam, top.name, top.tail = f.fn, f.fam, f.name, true
+			top.arg0 = th.regs[rRDI][0]
 			th.allocDepth++
+			th.tailFree = f.fn == alloc.Free
+		}
+	}
+	if th.tailFree {
+		// A free entered by a jump: its pointer is rdi, which the trace
+		// shows when free first addresses memory through it (the chunk
+		// header at p-8).
+		for i := range in.Acc {
+			if a := &in.Acc[i]; a.BaseReg == schema.Reg(tracepb.Register_RDI) {
+				th.tailFree = false
+				top := &th.frames[len(th.frames)-1]
+				top.args[0] = a.Base
+				if th.allocDepth == 1 {
+					th.allocDepth--
+					e.release(th, in, top)
+					th.allocDepth++
+				}
+				break
+			}
 		}
 	}
 	th.lastJump = info.Class == insn.Jump || info.Class == insn.IndirectJump
@@ -216,6 +238,15 @@ func (e *engine) Instance(in *walk.Instance) error {
 	}
 	if !st.Bad {
 		e.propagate(th, in, info)
+	}
+	for i := range in.Acc {
+		if a := &in.Acc[i]; a.Write {
+			if inAlloc {
+				e.mem.storeValue(a.Addr, a.Size, 0, nil) // the allocator's bookkeeping is no pointer of the program's
+			} else {
+				e.mem.storeValue(a.Addr, a.Size, a.Value, a.Data)
+			}
+		}
 	}
 	if ev := in.Event; ev != nil {
 		switch ev.Kind {
@@ -277,7 +308,7 @@ func (e *engine) deref(th *thread, in *walk.Instance, a *walk.Access) {
 	// is its address (the recorded base value is not always the decoded
 	// operand's base register).
 	v := Value{V: a.Addr, ptr: a.Addr, width: a.Size, access: true}
-	if a.Size > 8 && !a.Write && (a.Addr%uint64(a.Size) == 0 || e.scanner(in.Static.Function)) {
+	if a.Size > 8 && !a.Write && (a.Addr%uint64(a.Size) == 0 || e.scanner(in.Static.PC, in.Static.Function)) {
 		// String functions read whole vectors past a terminator (aligned
 		// ones never cross a page): memcheck replaces those functions.
 		return
@@ -397,6 +428,9 @@ func (e *engine) ret(th *thread, in *walk.Instance, ev *schema.Event) {
 		th.frames = th.frames[:n-1]
 		if f.fn != alloc.NotAlloc {
 			th.allocDepth--
+			if f.tail {
+				th.tailFree = false
+			}
 		}
 		if f.sp+8 == ev.SP {
 			fr, found = f, true
@@ -556,7 +590,7 @@ func (e *engine) release(th *thread, in *walk.Instance, f *frame) {
 			v.sh.prov = 0
 		}
 	}
-	if e.rules.has[pointFreeI] {
+	if e.rules.has[pointFreeI] && !e.loaderCode(f.pc) {
 		e.fire(pointFreeI, f.name, v, in, th)
 	}
 	// What the allocator really frees is the block at p, whatever the
@@ -683,20 +717,50 @@ func (e *engine) collect() {
 // stripped libc) read whole vectors past the bytes they are given, within
 // the page. memcheck replaces those functions with byte-exact ones; here
 // the C library's vector reads are no detection points.
-func (e *engine) scanner(fn uint32) bool {
+func (e *engine) scanner(pc uint64, fn uint32) bool {
+	if fn == 0 {
+		// No function (a local symbol stripped): by the code's module.
+		return e.libraryCode(pc)
+	}
 	if v, ok := e.scanners[fn]; ok {
 		return v
 	}
 	v := false
 	if f := e.tables.Functions[fn]; f != nil {
 		if m := e.tables.Modules[f.GetModuleId()]; m != nil {
-			base := m.GetPath()
-			if i := strings.LastIndexByte(base, '/'); i >= 0 {
-				base = base[i+1:]
-			}
-			v = strings.HasPrefix(base, "libc.so") || strings.HasPrefix(base, "ld-linux")
+			v = systemModule(m.GetPath())
 		}
 	}
 	e.scanners[fn] = v
 	return v
+}
+
+// libraryCode says whether pc is in the C library or the dynamic loader.
+func (e *engine) libraryCode(pc uint64) bool {
+	page := pc >> pageShift
+	if v, ok := e.libPages[page]; ok {
+		return v
+	}
+	v := systemModule(e.tables.Locate(pc).Module)
+	e.libPages[page] = v
+	return v
+}
+
+// systemModule says whether a module is the C library or the dynamic
+// loader.
+func systemModule(path string) bool {
+	if i := strings.LastIndexByte(path, '/'); i >= 0 {
+		path = path[i+1:]
+	}
+	return strings.HasPrefix(path, "libc.so") || strings.HasPrefix(path, "ld-linux")
+}
+
+// loaderCode says whether pc is in the dynamic loader, whose own
+// allocations (before the C library's malloc is ready) no allocator
+// call shows.
+func (e *engine) loaderCode(pc uint64) bool {
+	if !e.libraryCode(pc) {
+		return false
+	}
+	return strings.Contains(e.tables.Locate(pc).Module, "ld-linux")
 }

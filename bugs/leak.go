@@ -2,10 +2,11 @@ package bugs
 
 import "github.com/mgtrace/mgtrace/schema"
 
-// leakScan is the end-of-run reachability of the live blocks, from the
-// pointers the state model holds (its P): memory words outside the heap
-// (globals, the live part of each stack) and registers are the roots, a
-// pointer stored in a live block is an edge. A pointer to a block's first
+// leakScan is the reachability of the live blocks when the program ends,
+// from the pointers the run left in memory (the paper's P): the values
+// the program stored into memory outside the heap (globals, the live part
+// of each stack) and the pointers the registers hold are the roots, a
+// value stored in a live block that points into another is an edge. A pointer to a block's first
 // byte is a start pointer, any other into it an interior one.
 type leakScan struct {
 	reachable      []bool // through any pointers
@@ -37,11 +38,15 @@ func (e *engine) scanLeaks() *leakScan {
 		}
 		return false
 	}
-	e.mem.words(func(a uint64, s *shadow) {
-		if !live(s.prov) {
+	// Every word's value that points into a live block is a pointer to
+	// it, whatever the model knows of its provenance (a conservative
+	// scan, as memcheck's).
+	e.mem.values(func(a, v uint64) {
+		to := e.live.Find(v)
+		if to == 0 {
 			return
 		}
-		ed := leakEdge{to: s.prov, interior: s.off != 0}
+		ed := leakEdge{to: to, interior: v != e.blocks[to].base}
 		if from := e.live.Find(a); from != 0 {
 			edges[from] = append(edges[from], ed)
 			return

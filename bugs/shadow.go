@@ -21,6 +21,7 @@ const (
 type page struct {
 	w   [pageWords]shadow
 	und [pageWords]uint8
+	v   [pageWords]uint64 // the value last stored by the program (for the leak scan)
 }
 
 // memory is the shadow of the program's memory, by page.
@@ -139,8 +140,48 @@ func (m *memory) fill(lo, hi uint64, undef bool) {
 				p.und[w] &^= bits
 			}
 			p.w[w] = shadow{}
+			p.v[w] = 0
 		}
 		a = next
+	}
+}
+
+// storeValue records the bytes a store wrote (little endian), for the
+// leak scan: data holds them all when the store is wider than 8 bytes.
+func (m *memory) storeValue(addr uint64, size uint32, val uint64, data []byte) {
+	for i := uint32(0); i < size; {
+		a := addr + uint64(i)
+		k := min(size-i, 8-uint32(a&7))
+		var bytes uint64
+		if len(data) >= int(i+k) {
+			for j := k; j > 0; j-- {
+				bytes = bytes<<8 | uint64(data[i+j-1])
+			}
+		} else if i < 8 {
+			bytes = val >> (8 * i)
+		}
+		sh := 8 * (a & 7)
+		mask := uint64(1)<<(8*k) - 1
+		if k == 8 {
+			mask = ^uint64(0)
+		}
+		if bytes&mask != 0 || m.get(a) != nil {
+			p := m.make(a)
+			w := word(a)
+			p.v[w] = p.v[w]&^(mask<<sh) | (bytes&mask)<<sh
+		}
+		i += k
+	}
+}
+
+// values calls fn for each word holding a non-zero value.
+func (m *memory) values(fn func(a, v uint64)) {
+	for no, p := range m.pages {
+		for i, v := range p.v {
+			if v != 0 {
+				fn(no<<pageShift|uint64(i)<<3, v)
+			}
+		}
 	}
 }
 
