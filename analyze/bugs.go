@@ -54,6 +54,7 @@ type bugsFlags struct {
 	allocators      []string
 	deallocators    []string
 	printRules      bool
+	all             bool
 	maxFindings     int
 	quietTruncation bool
 }
@@ -67,6 +68,7 @@ func bugsSetup(fs *pflag.FlagSet) func(*env, []string) error {
 	fs.StringVar(&f.transaction, "transaction", "", "`FUNC` whose calls are transactions for the leak_in_transaction rule ($transaction in a rule file)")
 	fs.StringArrayVar(&f.allocators, "allocator", nil, "`FUNC` is a user allocator: its first argument is the size, it returns the block (repeatable)")
 	fs.StringArrayVar(&f.deallocators, "deallocator", nil, "`FUNC` is a user deallocator: it releases the block in its first argument (repeatable)")
+	fs.BoolVar(&f.all, "all", false, "also check the built-in rules that are off by default (still_reachable: every block still allocated at the end)")
 	fs.BoolVar(&f.printRules, "print-rules", false, "print the built-in rules and exit (no trace needed)")
 	fs.IntVar(&f.maxFindings, "max-findings", 1000, "report at most `N` findings (the rest are counted)")
 	return func(e *env, args []string) error { return runBugs(e, f, args) }
@@ -89,7 +91,7 @@ func runBugs(e *env, f *bugsFlags, args []string) error {
 	if f.maxFindings <= 0 {
 		return usagef("--max-findings must be at least 1, not %d", f.maxFindings)
 	}
-	opt := bugs.Options{Transaction: f.transaction, Allocators: f.allocators, Deallocators: f.deallocators,
+	opt := bugs.Options{All: f.all, Transaction: f.transaction, Allocators: f.allocators, Deallocators: f.deallocators,
 		MaxFindings: f.maxFindings}
 	for _, n := range f.only {
 		if n = strings.TrimSpace(n); n != "" {

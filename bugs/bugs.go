@@ -39,8 +39,12 @@ const BuiltinName = "builtin.rules"
 type Options struct {
 	// Files are rule files; nil means the built-in rules.
 	Files []*rules.File
-	// Only keeps the rules with these names (nil: all).
+	// Only keeps the rules with these names (nil: all but the ones off
+	// by default, still_reachable).
 	Only []string
+	// All runs the rules that are off by default too (rule files given
+	// in Files always run whole).
+	All bool
 	// Transaction is the function of the leak-in-transaction rule
 	// ($transaction in a rule).
 	Transaction string
@@ -95,7 +99,7 @@ func Analyze(tr *schema.Reader, opt Options) (*Report, error) {
 			only[n] = true
 		}
 	}
-	rs, err := compile(merged, only, map[string]string{"transaction": opt.Transaction})
+	rs, err := compile(merged, only, opt.All || opt.Files != nil, map[string]string{"transaction": opt.Transaction})
 	if err != nil {
 		return nil, err
 	}
@@ -337,6 +341,8 @@ func (e *engine) message(rule string, f *Finding, v Value) string {
 		return fmt.Sprintf("%s is never freed and nothing points to it at the end", blk())
 	case "possible_leak":
 		return fmt.Sprintf("%s is never freed and only pointers into its middle reach it at the end", blk())
+	case "still_reachable":
+		return fmt.Sprintf("%s is still allocated at the end (reachable)", blk())
 	case "leak_in_transaction":
 		return fmt.Sprintf("%s, allocated during %s, is still allocated when it returns", blk(), e.opt.Transaction)
 	}

@@ -71,6 +71,13 @@ type thread struct {
 	allocDepth int
 	lastJump   bool // the previous instruction was a jump (a tail call may follow)
 	tailFree   bool // in a free entered by a jump, its pointer not yet seen
+	// exiting: the thread's outermost known function returned (a
+	// thread's start routine, main) or it called exit: what the C
+	// library does from then on is its own clean-up (its thread cache,
+	// its buffers), not the program's.
+	exiting bool
+	startSP uint64 // a created thread's start routine's frame
+	main    bool   // the first thread
 	stackLo    uint64
 	stackHi    uint64
 	lastSP     uint64
@@ -129,7 +136,7 @@ func newEngine(tables *schema.Tables, rs *ruleSet, opt Options, rep *Report) *en
 func (e *engine) thread(t schema.ThreadID) *thread {
 	th := e.threads[t]
 	if th == nil {
-		th = &thread{id: t}
+		th = &thread{id: t, main: len(e.threads) == 0}
 		e.threads[t] = th
 	}
 	return th
@@ -209,7 +216,7 @@ func (e *engine) Instance(in *walk.Instance) error {
 		}
 	}
 	th.lastJump = info.Class == insn.Jump || info.Class == insn.IndirectJump
-	inAlloc := th.allocDepth > 0
+	inAlloc := th.allocDepth > 0 || th.exiting && e.libraryCode(st.PC)
 	for i := range in.Acc {
 		a := &in.Acc[i]
 		if a.BaseReg == schema.Reg(tracepb.Register_RSP) {
@@ -393,6 +400,9 @@ func (e *engine) call(th *thread, in *walk.Instance, ev *schema.Event) {
 	fr := frame{sp: ev.SP, pc: in.Static.PC, target: ev.Addr, fn: f.fn, fam: f.fam, name: f.name,
 		args: [3]uint64{ev.Args[0], ev.Args[1], ev.Args[2]}, arg0: th.regs[rRDI][0], callN: in.N}
 	th.lastSP = ev.SP
+	if !th.main && th.startSP == 0 && e.libraryCode(in.Static.PC) && !e.libraryCode(ev.Addr) {
+		th.startSP = ev.SP // start_thread calls the start routine
+	}
 	if th.allocDepth == 0 {
 		e.lastCall[f.name] = in.N
 		if e.rules.has[pointCallI] {
@@ -403,6 +413,7 @@ func (e *engine) call(th *thread, in *walk.Instance, ev *schema.Event) {
 		}
 		if f.name == "exit" {
 			e.noteExit(f.name)
+			th.exiting = true
 		}
 	}
 	if f.fn != alloc.NotAlloc {
@@ -439,6 +450,9 @@ func (e *engine) ret(th *thread, in *walk.Instance, ev *schema.Event) {
 	}
 	if !found {
 		return
+	}
+	if fr.name == "main" || th.startSP != 0 && fr.sp == th.startSP {
+		th.exiting = true
 	}
 	if fr.fn != alloc.NotAlloc && th.allocDepth == 0 {
 		e.allocated(th, in, &fr, ev.Value)
@@ -590,7 +604,7 @@ func (e *engine) release(th *thread, in *walk.Instance, f *frame) {
 			v.sh.prov = 0
 		}
 	}
-	if e.rules.has[pointFreeI] && !e.loaderCode(f.pc) {
+	if e.rules.has[pointFreeI] && !e.loaderCode(f.pc) && !(th.exiting && e.libraryCode(f.pc)) {
 		e.fire(pointFreeI, f.name, v, in, th)
 	}
 	// What the allocator really frees is the block at p, whatever the
@@ -637,7 +651,7 @@ func (e *engine) syscall(th *thread, in *walk.Instance, ev *schema.Event) {
 		}
 		e.kernelWrote(in, ev.Num, m.Addr, m.Size)
 	}
-	if !walk.Modelled(ev.Num) {
+	if !walk.Modelled(ev.Num) && !walk.WritesNoMemory(ev.Num) {
 		// A system call the model does not know may fill any buffer it
 		// is given: a heap block it points into counts as written from
 		// there on (no uninitialized-read report on the kernel's data).

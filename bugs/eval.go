@@ -38,6 +38,11 @@ const (
 	nPoints
 )
 
+// offByDefault names the built-in rules that run only when asked for
+// (Options.All, Options.Only): still_reachable reports every block a
+// program leaves allocated, which most programs do on purpose.
+func offByDefault(name string) bool { return name == "still_reachable" }
+
 // crule is a rule ready to run.
 type crule struct {
 	r     *rules.Rule
@@ -59,13 +64,13 @@ type ruleSet struct {
 
 // compile sorts the rules by detection point. params gives $name
 // functions; a rule whose parameter is not given is skipped.
-func compile(f *rules.File, only map[string]bool, params map[string]string) (*ruleSet, error) {
+func compile(f *rules.File, only map[string]bool, all bool, params map[string]string) (*ruleSet, error) {
 	rs := &ruleSet{file: f, defines: make(map[string]*rules.Define)}
 	for _, d := range f.Defines {
 		rs.defines[d.Name] = d
 	}
 	for _, r := range f.Rules {
-		if only != nil && !only[r.Name] {
+		if only != nil && !only[r.Name] || only == nil && !all && offByDefault(r.Name) {
 			continue
 		}
 		c := &crule{r: r, fn: r.Point.Func}
@@ -427,6 +432,12 @@ func (ev *env) builtin(x *rules.Call) rv {
 			return rv{}
 		}
 		return boolRV(a.v.und == 0)
+	case "System":
+		b := ev.blockOf(arg(0))
+		if b == nil {
+			return rv{}
+		}
+		return boolRV(len(b.allocStack) > 0 && ev.e.libraryCode(b.allocStack[0]))
 	case "IsAlive":
 		b := ev.blockOf(arg(0))
 		return boolRV(b != nil && !b.freed)

@@ -184,6 +184,7 @@ var ruleText = map[string]string{
 	"uninitialized_read":     "uninitialized heap bytes decide a branch, form an address or reach a system call",
 	"definite_leak":          "a heap block never freed and unreachable at the end of the run",
 	"possible_leak":          "a heap block never freed and reachable only through interior pointers at the end of the run",
+	"still_reachable":        "a heap block still allocated, and reachable, at the end of the run",
 	"leak_in_transaction":    "a heap block allocated during a transaction and still allocated when it returns",
 }
 

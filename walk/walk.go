@@ -276,7 +276,7 @@ func (w *walker) event(ev *schema.Event) error {
 		if err != nil {
 			return err
 		}
-		ok, err := w.placeSignal(p, ev.PC)
+		ok, err := w.placeSignal(p, ev.PC, ev.Seq)
 		if err != nil {
 			return err
 		}
@@ -345,10 +345,33 @@ func (w *walker) place(p *pending, pc uint64) (bool, error) {
 // The probe counts a block's instructions up to its last event, so the
 // instructions from there to the faulting one are added when they run on
 // in address order.
-func (w *walker) placeSignal(p *pending, pc uint64) (bool, error) {
+func (w *walker) placeSignal(p *pending, pc uint64, seq uint64) (bool, error) {
 	if ok, err := w.place(p, pc); ok || err != nil {
 		return ok, err
 	}
+	if ok, err := w.extendTo(p, pc); ok || err != nil {
+		return ok, err
+	}
+	// The faulting instruction began a block the probe never announced
+	// (it faulted first): it is an instance of its own.
+	if w.tr.Tables().Instructions[pc] == nil {
+		return false, nil
+	}
+	s, err := w.dec.Static(pc)
+	if err != nil {
+		return false, nil
+	}
+	if err := w.flush(p, len(p.statics)); err != nil {
+		return false, err
+	}
+	p.statics, p.next, p.seq = append(p.statics[:0], s), 0, seq
+	p.open = true
+	return true, nil
+}
+
+// extendTo adds the instructions from the end of the thread's block up to
+// pc, when they run on in address order, and opens pc's.
+func (w *walker) extendTo(p *pending, pc uint64) (bool, error) {
 	if len(p.statics) == 0 {
 		return false, nil
 	}

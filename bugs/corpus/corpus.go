@@ -48,6 +48,7 @@ const (
 	MismatchedFree       = "mismatched_free"
 	DefiniteLeak         = "definite_leak"
 	PossibleLeak         = "possible_leak"
+	StillReachable       = "still_reachable"
 	LeakInTransaction    = "leak_in_transaction"
 )
 
@@ -55,13 +56,13 @@ const (
 var Classes = []string{
 	UnmatchedFree, DoubleFree, DanglingPointerDeref, NullPointerDeref,
 	HeapBufferOverflow, UninitializedRead, MismatchedFree,
-	DefiniteLeak, PossibleLeak, LeakInTransaction,
+	DefiniteLeak, PossibleLeak, StillReachable, LeakInTransaction,
 }
 
 // IsLeak reports whether class is one of the leak classes, whose symptom
 // and root are both the allocation of the leaked block.
 func IsLeak(class string) bool {
-	return class == DefiniteLeak || class == PossibleLeak || class == LeakInTransaction
+	return class == DefiniteLeak || class == PossibleLeak || class == StillReachable || class == LeakInTransaction
 }
 
 func knownClass(c string) bool {

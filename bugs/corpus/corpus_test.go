@@ -99,7 +99,7 @@ func TestConsistent(t *testing.T) {
 		prefix := map[string]string{
 			"uf": corpus.UnmatchedFree, "df": corpus.DoubleFree, "dp": corpus.DanglingPointerDeref,
 			"np": corpus.NullPointerDeref, "ho": corpus.HeapBufferOverflow, "ur": corpus.UninitializedRead,
-			"mf": corpus.MismatchedFree, "dl": corpus.DefiniteLeak, "pl": corpus.PossibleLeak,
+			"mf": corpus.MismatchedFree, "dl": corpus.DefiniteLeak, "pl": corpus.PossibleLeak, "sr": corpus.StillReachable,
 			"lt": corpus.LeakInTransaction,
 		}[strings.SplitN(p.Name, "_", 2)[0]]
 		if prefix == "" || p.Expect[0] != prefix {

@@ -33,6 +33,7 @@ func Builtins() []Builtin {
 		{"Reachable", 1, "at the end of the run: whether the block is reachable from the roots (globals, live stacks, registers) through pointers to its start or into it"},
 		{"StartReachable", 1, "at the end of the run: whether the block is reachable from the roots through pointers to the start of each block on the way"},
 		{"LostRoot", 1, "at the end of the run: whether the block is unreachable and no other unreachable block points to it (one block per unreachable cycle)"},
+		{"System", 1, "whether the C library or the dynamic loader allocated the block for itself (its allocator's caller is their code: stdio buffers, thread control blocks), as memcheck's run frees them at exit"},
 		{"Live", 1, "whether block bid is allocated and not yet freed (it is in H)"},
 	}
 }

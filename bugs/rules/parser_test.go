@@ -600,7 +600,7 @@ func TestBuiltins(t *testing.T) {
 	want := map[string]int{
 		"Bid": 1, "Idx": 1, "Begin": 1, "End": 1, "Size": 1, "Time": 1, "Value": 1, "Block": 1,
 		"FindLast": 4, "IsAlive": 1, "Defined": 1, "Pointer": 1, "AccessEnd": 1, "Width": 1,
-		"AllocKind": 1, "FreeKind": 1, "Reachable": 1, "StartReachable": 1, "LostRoot": 1, "Live": 1,
+		"AllocKind": 1, "FreeKind": 1, "Reachable": 1, "StartReachable": 1, "LostRoot": 1, "System": 1, "Live": 1,
 	}
 	list := Builtins()
 	if len(list) != len(want) {

@@ -20,15 +20,24 @@ struct pickler {
     size_t cap;
 };
 
+/* A call right after the root's store keeps gcc from merging it with the
+   other branch's store of p->buf (it would then sit on the if's lines). */
+__attribute__((noinline)) static void note_unbuffered(const struct pickler *p)
+{
+    fprintf(stderr, "unbuffered pickler, cap %zu\n", p->cap);
+}
+
 __attribute__((noinline)) static struct pickler *pickler_new(size_t cap)
 {
     struct pickler *p = malloc(sizeof *p);
     p->len = 0;
     p->cap = cap;
-    if (cap > 0)
+    if (cap > 0) {
         p->buf = malloc(cap);
-    else
+    } else {
         p->buf = NULL; //@ root=null_pointer_deref
+        note_unbuffered(p);
+    }
     return p;
 }
 

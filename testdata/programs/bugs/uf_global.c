@@ -25,6 +25,13 @@ struct config {
 
 static char default_name[] = "default";
 
+/* A call right after the root's store keeps gcc from merging it with the
+   other branch's store of c->name (it would then sit on the if's lines). */
+__attribute__((noinline)) static void note_default(const struct config *c)
+{
+    fprintf(stderr, "using %s\n", c->name);
+}
+
 __attribute__((noinline)) static struct config *config_init(const char *name, int level)
 {
     struct config *c = malloc(sizeof *c);
@@ -32,6 +39,7 @@ __attribute__((noinline)) static struct config *config_init(const char *name, in
         c->name = strdup(name);
     } else {
         c->name = default_name; //@ root=unmatched_free
+        note_default(c);
     }
     c->level = level;
     return c;

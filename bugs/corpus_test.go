@@ -1,0 +1,157 @@
+package bugs_test
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mgtrace/mgtrace/bugs"
+	"github.com/mgtrace/mgtrace/bugs/corpus"
+	"github.com/mgtrace/mgtrace/internal/testprog"
+	"github.com/mgtrace/mgtrace/schema"
+)
+
+// analyzeProgram records a corpus program and runs the built-in rules
+// on its trace with the program's analyze flags.
+func analyzeProgram(t *testing.T, p *corpus.Program) *bugs.Report {
+	t.Helper()
+	bin := testprog.Build(t, p.Testprog)
+	trace := testprog.Record(t, bin, p.Args...)
+	tr, err := schema.Open(trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	opt := bugs.Options{}
+	for i := 0; i < len(p.AnalyzeArgs); i++ {
+		switch a := p.AnalyzeArgs[i]; {
+		case a == "--transaction" && i+1 < len(p.AnalyzeArgs):
+			opt.Transaction = p.AnalyzeArgs[i+1]
+			i++
+		case a == "--all":
+			opt.All = true
+		case strings.HasPrefix(a, "--transaction="):
+			opt.Transaction = strings.TrimPrefix(a, "--transaction=")
+		default:
+			t.Fatalf("%s: analyze flag %q is not understood by the test", p.Name, a)
+		}
+	}
+	rep, err := bugs.Analyze(tr, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+// inFile says whether a site is a line of the program's own source.
+func inFile(p *corpus.Program, s bugs.Site) bool {
+	return s.Line != 0 && filepath.Base(s.File) == filepath.Base(p.Path)
+}
+
+func hasLine(p *corpus.Program, s bugs.Site, lines []int) bool {
+	if !inFile(p, s) {
+		return false
+	}
+	for _, l := range lines {
+		if int(s.Line) == l {
+			return true
+		}
+	}
+	return false
+}
+
+// rootLines are the program's lines a finding names as its root: its
+// chains' steps, its block's allocation and free.
+func rootSites(f *bugs.Finding) []bugs.Site {
+	var out []bugs.Site
+	for _, c := range f.Chains {
+		for _, s := range c.Steps {
+			out = append(out, s.Site)
+		}
+	}
+	if b := f.Block; b != nil {
+		out = append(out, b.Alloc)
+		out = append(out, b.AllocStack...)
+		if b.Free != nil {
+			out = append(out, *b.Free)
+			out = append(out, b.FreeStack...)
+		}
+	}
+	return out
+}
+
+func describe(rep *bugs.Report) string {
+	var b strings.Builder
+	for _, f := range rep.Findings {
+		fmt.Fprintf(&b, "\n  %s at %s:%d: %s", f.Rule, filepath.Base(f.Where.File), f.Where.Line, f.Message)
+		for _, c := range f.Chains {
+			fmt.Fprintf(&b, "\n    VPC(%s):", c.Var)
+			for _, s := range c.Steps {
+				fmt.Fprintf(&b, " %s@%s:%d", s.Kind, filepath.Base(s.File), s.Line)
+			}
+		}
+	}
+	return b.String()
+}
+
+// TestCorpus records every program of testdata/programs/bugs and checks
+// the findings against the markers in its source: each expected class is
+// found at a symptom line, and the finding names a root line (in its
+// chains, or as its block's allocation or free); the correct programs
+// have no finding at all.
+func TestCorpus(t *testing.T) {
+	if testing.Short() {
+		t.Skip("records 60 programs")
+	}
+	progs, err := corpus.Load(testprog.Root(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range progs {
+		p := &progs[i]
+		t.Run(p.Name, func(t *testing.T) {
+			rep := analyzeProgram(t, p)
+			if rep.Stats.Unplaced != 0 {
+				t.Errorf("%d trace events were not placed at an instruction", rep.Stats.Unplaced)
+			}
+			if !p.Bug() {
+				if len(rep.Findings) != 0 {
+					t.Errorf("a correct program has findings:%s", describe(rep))
+				}
+				return
+			}
+			for _, class := range p.Expect {
+				var atSymptom []*bugs.Finding
+				for j := range rep.Findings {
+					f := &rep.Findings[j]
+					if f.Rule == class && (hasLine(p, f.Where, p.Symptoms[class]) || corpus.IsLeak(class) && f.Block != nil && hasLine(p, f.Block.Alloc, p.Symptoms[class])) {
+						atSymptom = append(atSymptom, f)
+					}
+				}
+				if len(atSymptom) == 0 {
+					t.Errorf("no %s at line %v; findings:%s", class, p.Symptoms[class], describe(rep))
+					continue
+				}
+				rooted := false
+				for _, f := range atSymptom {
+					for _, s := range rootSites(f) {
+						rooted = rooted || hasLine(p, s, p.Roots[class])
+					}
+				}
+				if !rooted {
+					t.Errorf("%s at line %v names no root line %v; findings:%s", class, p.Symptoms[class], p.Roots[class], describe(rep))
+				}
+			}
+			for _, f := range rep.Findings {
+				expected := false
+				for _, c := range p.Expect {
+					expected = expected || f.Rule == c
+				}
+				if !expected {
+					t.Logf("also found %s at %s:%d: %s", f.Rule, filepath.Base(f.Where.File), f.Where.Line, f.Message)
+				}
+			}
+		})
+	}
+}

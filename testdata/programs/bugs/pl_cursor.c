@@ -1,0 +1,39 @@
+/* pl_cursor.c: possible leak: a parser advances the only pointer it keeps
+   to its buffer.
+
+   reader_open() allocates the buffer (the root and the symptom: the
+   allocation still allocated at exit) and stores its start in the global
+   reader; reader_skip(), called later from main, moves that pointer past
+   the header it consumed. No pointer to the buffer's start is left:
+   memcheck calls the block "possibly lost".
+
+   Output: "body: payload". */
+// expect: possible_leak
+// memcheck: yes
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static struct {
+    char *pos;
+} reader;
+
+__attribute__((noinline)) static void reader_open(const char *text)
+{
+    char *buf = malloc(64); //@ bug=possible_leak root=possible_leak
+    strcpy(buf, text);
+    reader.pos = buf;
+}
+
+__attribute__((noinline)) static void reader_skip(size_t n)
+{
+    reader.pos += n;
+}
+
+int main(void)
+{
+    reader_open("HDR:payload");
+    reader_skip(4);
+    printf("body: %s\n", reader.pos);
+    return 0;
+}
