@@ -78,10 +78,10 @@ type thread struct {
 	exiting bool
 	startSP uint64 // a created thread's start routine's frame
 	main    bool   // the first thread
-	stackLo    uint64
-	stackHi    uint64
-	lastSP     uint64
-	exited     bool
+	stackLo uint64
+	stackHi uint64
+	lastSP  uint64
+	exited  bool
 }
 
 // fnInfo is what a call target is.
