@@ -199,7 +199,7 @@ func (w *walker) thread(t schema.ThreadID) (*pending, error) {
 	// Valgrind runs one thread at a time and switches only between
 	// blocks: another thread's event means the last one's block is over.
 	if w.last != nil && w.last != p {
-		if err := w.flush(w.last, len(w.last.statics)); err != nil {
+		if err := w.flush(w.last, w.last.switchEnd()); err != nil {
 			return nil, err
 		}
 	}
@@ -292,7 +292,7 @@ func (w *walker) event(ev *schema.Event) error {
 		return w.v.Event(ev)
 	case schema.KindThreadSwitch:
 		if w.last != nil {
-			if err := w.flush(w.last, len(w.last.statics)); err != nil {
+			if err := w.flush(w.last, w.last.switchEnd()); err != nil {
 				return err
 			}
 		}
@@ -310,6 +310,17 @@ func (w *walker) event(ev *schema.Event) error {
 		}
 		return w.v.Event(ev)
 	}
+}
+
+// switchEnd is where a thread's block ends when another thread runs: a
+// system call that blocked (futex, read) completes, and its SYSCALL event
+// comes, after the other threads ran, so it stays pending.
+func (p *pending) switchEnd() int {
+	end := len(p.statics)
+	if end > p.next && p.statics[end-1].Info.Class == insn.Syscall && !(p.open && p.next == end-1 && p.in.Event != nil) {
+		end--
+	}
+	return end
 }
 
 // find returns the index of pc in the block at or after the next
