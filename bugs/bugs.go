@@ -24,6 +24,7 @@ import (
 	"github.com/mgtrace/mgtrace/alloc"
 	"github.com/mgtrace/mgtrace/bugs/rules"
 	"github.com/mgtrace/mgtrace/schema"
+	"github.com/mgtrace/mgtrace/slice/insn"
 	"github.com/mgtrace/mgtrace/walk"
 )
 
@@ -108,7 +109,7 @@ func Analyze(tr *schema.Reader, opt Options) (*Report, error) {
 	}
 	rep := &Report{Trace: tr.Name(), Rules: rs.names, Findings: []Finding{}}
 	e := newEngine(tr.Tables(), rs, opt, rep)
-	st, err := walk.Walk(tr, e, walk.Options{Progress: opt.Progress})
+	st, err := walk.WalkWith(tr, e.dec, e, walk.Options{Progress: opt.Progress})
 	if err != nil {
 		return nil, err
 	}
@@ -215,7 +216,7 @@ func (e *engine) foundOne(c *crule, ev *env, v Value, in *walk.Instance, th *thr
 		}
 	}
 	for _, ref := range c.r.VPC {
-		s := ev.vars[ref.Var]
+		s := ev.get(ref.Var)
 		if s == nil || !s.bound || s.isNum {
 			continue
 		}
@@ -234,7 +235,7 @@ func (e *engine) chain(name string, v Value) Chain {
 	ch := Chain{Var: name, Value: v.V}
 	if v.isBlock {
 		b := &e.blocks[v.block]
-		s := Step{Kind: StepAlloc, Seq: b.allocSeq, Instr: b.allocN, Note: fmt.Sprintf("block #%d, %d bytes (%s)", v.block, b.size, b.fam)}
+		s := Step{Kind: StepAlloc, Seq: b.allocSeq, Note: fmt.Sprintf("block #%d, %d bytes (%s)", v.block, b.size, b.fam)}
 		st := e.sites(b.allocStack)
 		s.Site = userSite(st)
 		ch.Steps, ch.Instructions = []Step{s}, 1
@@ -242,21 +243,26 @@ func (e *engine) chain(name string, v Value) Chain {
 	}
 	id := v.sh.node
 	for id != 0 && len(ch.Steps) < maxChain {
+		if isGen(id) {
+			st := e.dec.ByID(id &^ genFlag)
+			s := Step{Kind: StepCompute, Site: e.site(st.PC), Note: "computed"}
+			if st.Info.Flow == insn.FlowConst {
+				s.Kind, s.Note = StepConst, fmt.Sprintf("the constant %#x", uint64(st.Info.Imm))
+			}
+			ch.Steps = append(ch.Steps, s)
+			break
+		}
 		nd := e.nodes.n[id]
-		s := Step{Kind: nodeKinds[nd.kind], Seq: nd.seq, Instr: nd.n, Site: e.site(nd.pc)}
+		s := Step{Kind: nodeKinds[nd.kind], Seq: nd.seq, Site: e.site(nd.pc)}
 		switch nd.kind {
 		case nStore, nLoad:
 			s.Address = nd.addr
-		case nConst:
-			s.Note = fmt.Sprintf("the constant %#x", nd.addr)
 		case nAlloc:
 			b := &e.blocks[nd.addr]
 			s.Note = fmt.Sprintf("returned by %s: block #%d, %d bytes", b.fam, nd.addr, b.size)
 			s.Site = userSite(e.sites(b.allocStack))
 		case nKernel:
 			s.Note = fmt.Sprintf("written by system call %d", nd.addr)
-		case nCompute:
-			s.Note = "computed"
 		}
 		ch.Steps = append(ch.Steps, s)
 		id = nd.parent
@@ -268,7 +274,7 @@ func (e *engine) chain(name string, v Value) Chain {
 			if ub := v.sh.ub; ub != 0 && v.und != 0 {
 				b := &e.blocks[ub]
 				note = fmt.Sprintf("uninitialized bytes of block #%d (%d bytes, %s)", ub, b.size, b.fam)
-				st := Step{Kind: StepAlloc, Seq: b.allocSeq, Instr: b.allocN, Site: userSite(e.sites(b.allocStack)), Note: note}
+				st := Step{Kind: StepAlloc, Seq: b.allocSeq, Site: userSite(e.sites(b.allocStack)), Note: note}
 				ch.Steps = append(ch.Steps, st)
 				ch.Instructions++
 				return ch

@@ -95,6 +95,7 @@ type fnInfo struct {
 // points.
 type engine struct {
 	tables  *schema.Tables
+	dec     *walk.Decoder
 	rules   *ruleSet
 	opt     Options
 	mem     *memory
@@ -116,6 +117,7 @@ type engine struct {
 	ended    bool
 	scan     *leakScan // at the end of the run
 	scanners map[uint32]bool
+	envs     []*env // the pool of rule environments
 	libPages map[uint64]bool
 }
 
@@ -126,7 +128,7 @@ type findKey struct {
 
 func newEngine(tables *schema.Tables, rs *ruleSet, opt Options, rep *Report) *engine {
 	return &engine{
-		tables: tables, rules: rs, opt: opt, mem: newMemory(), nodes: newNodeArena(),
+		tables: tables, dec: walk.NewDecoder(tables), rules: rs, opt: opt, mem: newMemory(), nodes: newNodeArena(),
 		blocks: make([]block, 1), live: alloc.NewIndex(), freed: alloc.NewIndex(),
 		threads: make(map[schema.ThreadID]*thread), fns: make(map[uint64]fnInfo),
 		lastCall: make(map[string]uint64), report: rep, seen: make(map[findKey]int), scanners: make(map[uint32]bool), libPages: make(map[uint64]bool),
@@ -524,7 +526,7 @@ func (e *engine) allocated(th *thread, in *walk.Instance, f *frame, result uint6
 		}
 		b.size = size
 		e.live.Set(oldID, result, result+max(size, 1))
-		th.regs[rRAX][0] = shadow{prov: oldID, node: e.nodes.add(onode{kind: nAlloc, pc: f.pc, n: in.N, seq: in.Seq, addr: uint64(oldID)})}
+		th.regs[rRAX][0] = shadow{prov: oldID, node: e.nodes.add(onode{kind: nAlloc, pc: f.pc, seq: in.Seq, addr: uint64(oldID)})}
 		th.und[rRAX] = 0
 		return
 	}
@@ -545,7 +547,7 @@ func (e *engine) allocated(th *thread, in *walk.Instance, f *frame, result uint6
 		size, zero = 0, true
 	}
 	id := uint32(len(e.blocks))
-	node := e.nodes.add(onode{kind: nAlloc, pc: f.pc, n: in.N, seq: in.Seq, addr: uint64(id)})
+	node := e.nodes.add(onode{kind: nAlloc, pc: f.pc, seq: in.Seq, addr: uint64(id)})
 	e.blocks = append(e.blocks, block{base: result, size: size, fam: f.fam, allocN: in.N, allocSeq: in.Seq,
 		allocStack: th.stackOf(f.pc)[1:], node: node, noSize: f.tail})
 	e.blocks[id].allocStack = append([]uint64{f.pc}, e.blocks[id].allocStack...)
@@ -669,7 +671,7 @@ func (e *engine) kernelWrote(in *walk.Instance, num, addr, size uint64) {
 	if size > maxUndefBlock {
 		return
 	}
-	node := e.nodes.add(onode{kind: nKernel, pc: in.Static.PC, n: in.N, seq: in.Seq, addr: num})
+	node := e.nodes.add(onode{kind: nKernel, pc: in.Static.PC, seq: in.Seq, addr: num})
 	for a := addr; a < addr+size; {
 		n := uint32(min(32, addr+size-a))
 		e.mem.define(a, n, 0)
@@ -711,17 +713,17 @@ func (e *engine) collect() {
 	for _, th := range e.threads {
 		for r := range th.regs {
 			for l := range th.regs[r] {
-				th.regs[r][l].node = remap[th.regs[r][l].node]
+				th.regs[r][l].node = remapRef(remap, th.regs[r][l].node)
 			}
 		}
 		for i := range th.frames {
-			th.frames[i].arg0.node = remap[th.frames[i].arg0.node]
+			th.frames[i].arg0.node = remapRef(remap, th.frames[i].arg0.node)
 		}
 	}
-	e.mem.words(func(_ uint64, s *shadow) { s.node = remap[s.node] })
+	e.mem.words(func(_ uint64, s *shadow) { s.node = remapRef(remap, s.node) })
 	for i := range e.blocks {
-		e.blocks[i].node = remap[e.blocks[i].node]
-		e.blocks[i].freeVal.sh.node = remap[e.blocks[i].freeVal.sh.node]
+		e.blocks[i].node = remapRef(remap, e.blocks[i].node)
+		e.blocks[i].freeVal.sh.node = remapRef(remap, e.blocks[i].freeVal.sh.node)
 	}
 }
 

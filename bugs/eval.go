@@ -134,23 +134,79 @@ type slot struct {
 	bound bool
 }
 
-// env evaluates one rule at one detection point.
+// env evaluates one rule at one detection point. Its variables are a few
+// names bound to slots (a define's parameters share the caller's slots, so
+// that a binding flows back); envs come from the engine's pool, so that
+// evaluating a rule allocates nothing.
 type env struct {
-	e    *engine
-	vars map[string]*slot
-	in   *walk.Instance
-	th   *thread
+	e     *engine
+	in    *walk.Instance
+	th    *thread
+	names []string
+	slots []*slot
+	own   []slot // storage for the slots this env made
 	// each, for a top-level quantifier over H or F: every element that
 	// satisfies the body.
 	each []Value
 }
 
-func (v *env) lookup(name string) *slot {
-	s := v.vars[name]
-	if s == nil {
-		s = &slot{}
-		v.vars[name] = s
+// newEnv takes an env from the pool.
+func (e *engine) newEnv(in *walk.Instance, th *thread) *env {
+	var v *env
+	if n := len(e.envs); n > 0 {
+		v, e.envs = e.envs[n-1], e.envs[:n-1]
+	} else {
+		v = &env{own: make([]slot, 0, 16)}
 	}
+	v.e, v.in, v.th = e, in, th
+	return v
+}
+
+// free returns an env to the pool.
+func (e *engine) free(v *env) {
+	v.names, v.slots, v.own, v.each = v.names[:0], v.slots[:0], v.own[:0], v.each[:0]
+	e.envs = append(e.envs, v)
+}
+
+// get returns the slot of name, or nil.
+func (v *env) get(name string) *slot {
+	for i, n := range v.names {
+		if n == name {
+			return v.slots[i]
+		}
+	}
+	return nil
+}
+
+// bind makes name refer to s.
+func (v *env) bind(name string, s *slot) {
+	for i, n := range v.names {
+		if n == name {
+			v.slots[i] = s
+			return
+		}
+	}
+	v.names = append(v.names, name)
+	v.slots = append(v.slots, s)
+}
+
+// fresh returns a new unbound slot owned by the env.
+func (v *env) fresh() *slot {
+	if len(v.own) == cap(v.own) {
+		// The slots handed out stay where they are; a new array takes
+		// the next ones.
+		v.own = make([]slot, 0, 2*cap(v.own))
+	}
+	v.own = append(v.own, slot{})
+	return &v.own[len(v.own)-1]
+}
+
+func (v *env) lookup(name string) *slot {
+	if s := v.get(name); s != nil {
+		return s
+	}
+	s := v.fresh()
+	v.bind(name, s)
 	return s
 }
 
@@ -203,10 +259,12 @@ func (e *engine) fire(kind int, fn string, v Value, in *walk.Instance, th *threa
 			continue
 		}
 		e.report.Stats.Points++
-		ev := &env{e: e, vars: map[string]*slot{c.r.Point.Var: {v: v, bound: true}}, in: in, th: th}
+		ev := e.newEnv(in, th)
+		*ev.lookup(c.r.Point.Var) = slot{v: v, bound: true}
 		if ev.holds(c) {
 			e.found(c, ev, v, in, th)
 		}
+		e.free(ev)
 	}
 }
 
@@ -291,7 +349,7 @@ func (ev *env) eval(x rules.Expr) rv {
 	case *rules.Wildcard:
 		return rv{}
 	case *rules.Ident:
-		s := ev.vars[x.Name]
+		s := ev.get(x.Name)
 		if s == nil || !s.bound {
 			return rv{}
 		}
@@ -310,25 +368,26 @@ func (ev *env) eval(x rules.Expr) rv {
 // call evaluates a define or a built-in.
 func (ev *env) call(x *rules.Call) rv {
 	if d, ok := ev.e.rules.defines[x.Name]; ok {
-		inner := &env{e: ev.e, vars: make(map[string]*slot, len(d.Params)), in: ev.in, th: ev.th}
+		inner := ev.e.newEnv(ev.in, ev.th)
+		defer ev.e.free(inner)
 		for i, p := range d.Params {
 			if i >= len(x.Args) {
 				break
 			}
 			switch a := x.Args[i].(type) {
 			case *rules.Ident:
-				inner.vars[p] = ev.lookup(a.Name) // shared: a binding flows back
+				inner.bind(p, ev.lookup(a.Name)) // shared: a binding flows back
 			case *rules.Wildcard:
-				inner.vars[p] = &slot{}
+				inner.bind(p, inner.fresh())
 			default:
 				r := ev.eval(a)
-				s := &slot{}
+				s := inner.fresh()
 				if r.kind == 3 {
 					s.v, s.bound = *r.v, true
 				} else if n, ok := r.num(); ok {
 					s.num, s.isNum, s.bound = n, true, true
 				}
-				inner.vars[p] = s
+				inner.bind(p, s)
 			}
 		}
 		return inner.eval(d.Body)
@@ -484,7 +543,7 @@ func (ev *env) findLast(x *rules.Call) rv {
 		fn := ""
 		switch a := x.Args[2].(type) {
 		case *rules.Ident:
-			if s := ev.vars[a.Name]; s != nil && s.bound {
+			if s := ev.get(a.Name); s != nil && s.bound {
 				return rv{} // a value, not a function name
 			}
 			fn = a.Name
@@ -607,7 +666,7 @@ func (ev *env) candidate(q *rules.Quant) (uint32, bool) {
 	if !ok {
 		return 0, false
 	}
-	if s := ev.vars[bv.Name]; s != nil && s.bound {
+	if s := ev.get(bv.Name); s != nil && s.bound {
 		n, ok := rv{kind: 3, v: &s.v}.num()
 		if s.isNum {
 			n = s.num

@@ -23,7 +23,7 @@ func (e *engine) propagate(th *thread, in *walk.Instance, info *insn.Info) {
 	case insn.FlowMove:
 		e.move(th, in, info)
 	case insn.FlowConst:
-		node := e.node(nConst, in, uint64(info.Imm))
+		node := gen(in)
 		sh := shadow{node: node}
 		if info.DstMem {
 			e.storeAll(in, sh, 0)
@@ -65,14 +65,13 @@ func (e *engine) propagate(th *thread, in *walk.Instance, info *insn.Info) {
 	}
 }
 
-// node adds a generation node.
-func (e *engine) node(kind uint8, in *walk.Instance, addr uint64) uint32 {
-	return e.nodes.add(onode{kind: kind, pc: in.Static.PC, n: in.N, seq: in.Seq, addr: addr})
-}
+// gen is the reference of a value the instruction generates (a constant,
+// a computation): the instruction itself, no node.
+func gen(in *walk.Instance) uint32 { return genFlag | in.Static.ID }
 
 // nodeFrom adds a copy node whose parent is the source's node.
 func (e *engine) nodeFrom(kind uint8, in *walk.Instance, addr uint64, parent uint32) uint32 {
-	return e.nodes.add(onode{parent: parent, kind: kind, pc: in.Static.PC, n: in.N, seq: in.Seq, addr: addr})
+	return e.nodes.add(onode{parent: parent, kind: kind, pc: in.Static.PC, seq: in.Seq, addr: addr})
 }
 
 // widthMask is the undefined-byte mask of a value of w bytes.
@@ -291,7 +290,7 @@ func (e *engine) add(th *thread, in *walk.Instance, info *insn.Info) {
 		}
 		und = widthMask(info.Width)
 	} else {
-		sh.node = e.node(nCompute, in, 0)
+		sh.node = gen(in)
 	}
 	if info.DstMem {
 		e.storeAll(in, sh, und)
@@ -378,7 +377,7 @@ func (e *engine) compute(th *thread, in *walk.Instance, info *insn.Info) {
 			s := sh
 			if und == 0 {
 				if s.node == 0 {
-					s.node = e.node(nCompute, in, 0)
+					s.node = gen(in)
 					sh.node = s.node
 				}
 				th.regs[r], th.und[r] = [4]shadow{s}, 0
@@ -389,7 +388,7 @@ func (e *engine) compute(th *thread, in *walk.Instance, info *insn.Info) {
 	}
 	if anyWrite(in) {
 		if sh.node == 0 && und == 0 {
-			sh.node = e.node(nCompute, in, 0)
+			sh.node = gen(in)
 		}
 		m := uint32(0)
 		if und != 0 {

@@ -143,10 +143,12 @@ func (e *engine) atEnd() {
 	}
 	for _, c := range e.rules.end {
 		e.report.Stats.Points++
-		ev := &env{e: e, vars: map[string]*slot{c.r.Point.Var: {bound: true}}, in: in, th: th}
+		ev := e.newEnv(in, th)
+		*ev.lookup(c.r.Point.Var) = slot{bound: true}
 		if ev.holds(c) {
 			e.found(c, ev, Value{}, in, th)
 		}
+		e.free(ev)
 	}
 }
 

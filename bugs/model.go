@@ -113,10 +113,11 @@ const (
 
 // Step is one instruction of a chain.
 type Step struct {
-	Kind    StepKind `json:"kind"`
-	Seq     uint64   `json:"seq"`
-	Instr   uint64   `json:"instruction"`
-	Address uint64   `json:"address,omitempty"` // the memory location, for loads and stores
+	Kind StepKind `json:"kind"`
+	// Seq is the trace event of the step's instruction (0 for a
+	// generating instruction, which the chain names by its statement).
+	Seq     uint64 `json:"seq,omitempty"`
+	Address uint64 `json:"address,omitempty"` // the memory location, for loads and stores
 	Site
 	// Note says more for the last step (the allocator, the constant, why
 	// the chain ends).

@@ -25,19 +25,25 @@ type Static struct {
 	Info     insn.Info
 	Function uint32 // tracepb function id, 0 = unknown
 	Bad      bool   // the code could not be decoded: no uses, no defs
+	ID       uint32 // its number among the decoder's instructions, from 0
 }
+
+// ByID returns the instruction numbered id.
+func (d *Decoder) ByID(id uint32) *Static { return d.statics[id] }
 
 // Decoder decodes instructions from a trace's tables and keeps each one.
 type Decoder struct {
 	tables    *schema.Tables
 	byPC      map[uint64]*Static
+	runs      map[uint64][]*Static // by first pc: the instructions blocks run from there
+	statics   []*Static            // by ID
 	undecoded int
 }
 
 // NewDecoder returns a decoder over tables (which may grow as a trace is
 // read).
 func NewDecoder(tables *schema.Tables) *Decoder {
-	return &Decoder{tables: tables, byPC: make(map[uint64]*Static)}
+	return &Decoder{tables: tables, byPC: make(map[uint64]*Static), runs: make(map[uint64][]*Static)}
 }
 
 // Static returns the instruction at pc, decoding it the first time. An
@@ -51,7 +57,7 @@ func (d *Decoder) Static(pc uint64) (*Static, error) {
 	if in == nil {
 		return nil, fmt.Errorf("instruction at %#x ran but the trace's tables do not describe it", pc)
 	}
-	st := &Static{PC: pc, Function: in.FunctionId}
+	st := &Static{PC: pc, Function: in.FunctionId, ID: uint32(len(d.statics))}
 	info, err := insn.Decode(pc, in.Code)
 	if err != nil || info.Len != len(in.Code) {
 		st.Bad = true
@@ -60,7 +66,38 @@ func (d *Decoder) Static(pc uint64) (*Static, error) {
 	}
 	st.Info = info
 	d.byPC[pc] = st
+	d.statics = append(d.statics, st)
 	return st, nil
+}
+
+// run returns the n instructions that run in address order from pc (fewer
+// when one has no length), from a cache of the runs blocks start with.
+func (d *Decoder) run(pc uint64, n uint32) ([]*Static, error) {
+	r := d.runs[pc]
+	if uint32(len(r)) >= n {
+		return r[:n], nil
+	}
+	at := pc
+	if len(r) > 0 {
+		last := r[len(r)-1]
+		if last.Info.Len == 0 {
+			return r, nil
+		}
+		at = last.PC + uint64(last.Info.Len)
+	}
+	for k := uint32(len(r)); k < n; k++ {
+		s, err := d.Static(at)
+		if err != nil {
+			return nil, err
+		}
+		r = append(r, s)
+		if s.Info.Len == 0 {
+			break
+		}
+		at += uint64(s.Info.Len)
+	}
+	d.runs[pc] = r
+	return r, nil
 }
 
 // Undecoded returns how many distinct instructions could not be decoded.
@@ -217,19 +254,12 @@ func (w *walker) event(ev *schema.Event) error {
 		if err := w.flush(p, len(p.statics)); err != nil {
 			return err
 		}
-		p.statics, p.next, p.open, p.seq = p.statics[:0], 0, false, ev.Seq
-		pc := ev.PC
-		for k := uint32(0); k < ev.Count; k++ {
-			s, err := w.dec.Static(pc)
-			if err != nil {
-				return fmt.Errorf("%s: event %d: %w", w.tr.Name(), ev.Seq, err)
-			}
-			p.statics = append(p.statics, s)
-			if s.Info.Len == 0 {
-				break
-			}
-			pc += uint64(s.Info.Len)
+		p.next, p.open, p.seq = 0, false, ev.Seq
+		run, err := w.dec.run(ev.PC, ev.Count)
+		if err != nil {
+			return fmt.Errorf("%s: event %d: %w", w.tr.Name(), ev.Seq, err)
 		}
+		p.statics = append(p.statics[:0], run...)
 		return nil
 	case schema.KindLoad, schema.KindStore:
 		p, err := w.thread(ev.Thread)
