@@ -1,9 +1,6 @@
 package slice
 
-import (
-	"fmt"
-	"sort"
-)
+import "fmt"
 
 // Bound is one end of a region: an event sequence number, or the K-th
 // marker (MGTRACE_MARK or MGTRACE_CPOINT) of a name. The zero Bound is
@@ -50,7 +47,15 @@ func (r *Run) RegionStart(b Bound) (uint32, error) {
 		}
 		return m.Inst, nil
 	}
-	return uint32(sort.Search(len(r.seq), func(i int) bool { return r.seq[i] >= b.Seq })), nil
+	// Not a binary search: a system call that blocked while other threads
+	// ran is an instance where it completed, after instances of later
+	// events, so the events are not quite in order.
+	for i, s := range r.seq {
+		if s >= b.Seq {
+			return uint32(i), nil
+		}
+	}
+	return uint32(len(r.seq)), nil
 }
 
 // CheckRegionEnd checks that the criterion lies before the region's end.

@@ -2,8 +2,6 @@ package slice
 
 import (
 	"fmt"
-	"io"
-	"sort"
 
 	"github.com/mgtrace/mgtrace/schema"
 	"github.com/mgtrace/mgtrace/schema/tracepb"
@@ -12,13 +10,8 @@ import (
 )
 
 // Static is one instruction of the program, decoded once however often it
-// ran.
-type Static struct {
-	PC       uint64
-	Info     insn.Info
-	Function uint32 // tracepb function id, 0 = unknown
-	Bad      bool   // the code could not be decoded: no uses, no defs
-}
+// ran; its ID is its index in Run.Statics.
+type Static = walk.Static
 
 // access is one memory access of an instance, or a range a syscall read or
 // wrote.
@@ -55,15 +48,21 @@ type Run struct {
 	Name   string
 	Tables *schema.Tables
 
-	Statics []Static
-	byPC    map[uint64]uint32
+	// Statics are the instructions that ran (and a few the walk decoded
+	// to place a signal), by ID: the walk's decoder's table, not to be
+	// modified.
+	Statics []*Static
 
 	// Per instance, in global order.
 	sid    []uint32 // static instruction
 	thread []uint32 // index into Threads
-	seq    []uint64 // the event that holds the instance (its BLOCK, or SIGNAL)
-	cd     []int32  // control-dependence parent instance, -1 = none
-	acc    []access // sorted by instance
+	// seq is the event that holds the instance: its BLOCK, or the SIGNAL
+	// of a faulting instruction that began a block. It grows with the
+	// instances except at a system call that blocked while other threads
+	// ran: that instance comes where the call completed.
+	seq []uint64
+	cd  []int32  // control-dependence parent instance, -1 = none
+	acc []access // sorted by instance
 
 	// Threads are the recorder's thread ids, indexed by the run's thread
 	// index.
@@ -123,14 +122,11 @@ type LoadOptions struct {
 	Events []uint64
 }
 
-// threadState is what the first pass keeps per thread.
+// threadState is what Load keeps per thread.
 type threadState struct {
-	blockFirst, blockEnd uint32 // the current block's instances
-	cursor               uint32 // next instance to match a memory event to
-	stepped              uint32 // next instance of the block to follow calls and returns through
-	haveBlock            bool
-	last                 int64 // the thread's latest instance, -1 before its first
-	frames               []saveFrame
+	block  uint64       // the event that holds the thread's latest instance
+	last   *walk.Static // the instruction of that instance, nil before the first
+	frames []saveFrame
 }
 
 // saveFrame is one function invocation, for finding save/restore pairs.
@@ -152,14 +148,40 @@ type saveRec struct {
 // (restore) a register, as in DrDebug.
 const MaxSave = 10
 
+// loader builds a Run from a walk of the trace: it appends each instance
+// to the per-instance arrays and keeps what the slicer needs besides.
+type loader struct {
+	r    *Run
+	opt  LoadOptions
+	want map[uint64]bool // LoadOptions.Events
+
+	ts      []*threadState // by thread index
+	lastTID schema.ThreadID
+	lastTI  uint32
+	haveTI  bool
+
+	exitSignal uint64
+	// fault is the latest faulting instance and its SIGNAL event.
+	fault struct {
+		inst int64
+		seq  uint64
+	}
+	// lastSignal is the latest signal: its faulting instance (-1 when
+	// the walk placed it at none) and number.
+	lastSignal struct {
+		inst int64
+		num  uint64
+	}
+}
+
 // Load reads a whole trace into a Run: the instruction instances of every
 // thread, their memory accesses, and (after the pass) the control
-// dependences.
+// dependences. The instances come from a walk of the trace (package walk),
+// in the order walk gives them.
 func Load(tr *schema.Reader, opt LoadOptions) (*Run, error) {
 	r := &Run{
 		Name:      tr.Name(),
 		Tables:    tr.Tables(),
-		byPC:      make(map[uint64]uint32),
 		tindex:    make(map[schema.ThreadID]uint32),
 		Crash:     -1,
 		pairs:     make(map[uint32]uint32),
@@ -167,119 +189,124 @@ func Load(tr *schema.Reader, opt LoadOptions) (*Run, error) {
 		indirect:  make(map[uint32][]uint32),
 		eventInst: make(map[uint64]uint32),
 	}
-	want := make(map[uint64]bool, len(opt.Events))
-	for _, e := range opt.Events {
-		want[e] = true
+	l := &loader{r: r, opt: opt}
+	if len(opt.Events) > 0 {
+		l.want = make(map[uint64]bool, len(opt.Events))
+		for _, e := range opt.Events {
+			l.want[e] = true
+		}
 	}
-	var ts []*threadState
-	state := func(t schema.ThreadID) (uint32, *threadState) {
-		i, ok := r.tindex[t]
-		if !ok {
-			i = uint32(len(r.Threads))
-			r.tindex[t] = i
-			r.Threads = append(r.Threads, t)
-			ts = append(ts, &threadState{frames: []saveFrame{{}}, last: -1})
-			r.stack = append(r.stack, stackRange{})
-		}
-		return i, ts[i]
+	l.fault.inst, l.lastSignal.inst = -1, -1
+	r.acc = make([]access, 0, accHint(tr.Footer()))
+	dec := walk.NewDecoder(r.Tables)
+	st, err := walk.WalkWith(tr, dec, l, walk.Options{Progress: opt.Progress})
+	if err != nil {
+		return nil, err
 	}
-	var exitSignal uint64
-	var lastSignal struct {
-		inst int64
-		num  uint64
+	r.Statics = dec.Statics()
+	r.unplaced, r.undecoded, r.truncated = st.Unplaced, st.Undecoded, st.Truncated
+	if l.exitSignal != 0 && l.lastSignal.num == l.exitSignal {
+		r.Crash, r.CrashSignal = l.lastSignal.inst, l.exitSignal
 	}
-	lastSignal.inst = -1
-	for {
-		ev, err := tr.Next()
-		if err == io.EOF {
-			break
+	r.control()
+	return r, nil
+}
+
+// accHint returns how many accesses a run whose trace has footer f makes
+// at most (a load, store or system call event is at most one), to size the
+// access array once; 0 when the trace has no footer.
+func accHint(f *tracepb.Footer) int {
+	if f == nil {
+		return 0
+	}
+	var n uint64
+	for _, k := range []schema.Kind{schema.KindLoad, schema.KindStore, schema.KindSyscall} {
+		if int(k) < len(f.KindCounts) {
+			n += f.KindCounts[k]
 		}
-		if err != nil {
-			return nil, err
+	}
+	if n > 1<<28 {
+		return 0 // implausible: grow as events come
+	}
+	return int(n)
+}
+
+// state returns the thread's index and state, adding the thread the first
+// time.
+func (l *loader) state(t schema.ThreadID) (uint32, *threadState) {
+	if l.haveTI && t == l.lastTID {
+		return l.lastTI, l.ts[l.lastTI]
+	}
+	r := l.r
+	i, ok := r.tindex[t]
+	if !ok {
+		i = uint32(len(r.Threads))
+		r.tindex[t] = i
+		r.Threads = append(r.Threads, t)
+		l.ts = append(l.ts, &threadState{frames: []saveFrame{{}}})
+		r.stack = append(r.stack, stackRange{})
+	}
+	l.lastTID, l.lastTI, l.haveTI = t, i, true
+	return i, l.ts[i]
+}
+
+// wanted notes that event seq, which LoadOptions.Events asked for, was
+// made by instance i.
+func (l *loader) wanted(seq uint64, i uint32) {
+	if l.want[seq] {
+		l.r.eventInst[seq] = i
+	}
+}
+
+// Instance appends one executed instruction to the run.
+func (l *loader) Instance(in *walk.Instance) error {
+	r := l.r
+	if l.opt.MaxInstances > 0 && len(r.sid) >= l.opt.MaxInstances {
+		return fmt.Errorf("%s: more than %d instruction instances (at event %d): slice a region (--region) or raise --max-instructions", r.Name, l.opt.MaxInstances, in.Seq)
+	}
+	ti, st := l.state(in.Thread)
+	s := in.Static
+	if in.Seq != st.block {
+		// Only a block's first instruction can follow a jump.
+		l.follow(st.last, s)
+		st.block = in.Seq
+	}
+	st.last = s
+	i := uint32(len(r.sid))
+	r.sid = append(r.sid, s.ID)
+	r.thread = append(r.thread, ti)
+	r.seq = append(r.seq, in.Seq)
+	l.frameStep(st, s)
+	if l.want != nil {
+		// A BLOCK asked for is its last instance.
+		l.wanted(in.Seq, i)
+	}
+	for k := range in.Acc {
+		a := &in.Acc[k]
+		size := a.Size
+		if a.Write {
+			size |= accWrite
 		}
-		if opt.Progress != nil && ev.Seq&(1<<20-1) == 0 {
-			opt.Progress(ev.Seq)
+		r.acc = append(r.acc, access{addr: a.Addr, inst: i, size: size})
+		if l.want != nil {
+			l.wanted(a.Seq, i)
 		}
-		switch ev.Kind {
-		case schema.KindBlock:
-			ti, st := state(ev.Thread)
-			if st.haveBlock {
-				r.stepTo(st, st.blockEnd)
+		if a.BaseReg == schema.Reg(tracepb.Register_RSP) {
+			sr := &r.stack[ti]
+			if sr.hi == 0 || a.Addr < sr.lo {
+				sr.lo = a.Addr
 			}
-			pc := ev.PC
-			st.blockFirst = uint32(len(r.sid))
-			for k := uint32(0); k < ev.Count; k++ {
-				s, err := r.static(pc)
-				if err != nil {
-					return nil, fmt.Errorf("%s: event %d: %w", r.Name, ev.Seq, err)
-				}
-				if opt.MaxInstances > 0 && len(r.sid) >= opt.MaxInstances {
-					return nil, fmt.Errorf("%s: more than %d instruction instances (at event %d): slice a region (--region) or raise --max-instructions", r.Name, opt.MaxInstances, ev.Seq)
-				}
-				if k == 0 {
-					// Only a block's first instruction can follow a jump.
-					r.follow(st.last, s)
-				}
-				r.sid = append(r.sid, s)
-				r.thread = append(r.thread, ti)
-				r.seq = append(r.seq, ev.Seq)
-				pc += uint64(r.Statics[s].Info.Len)
-				if r.Statics[s].Info.Len == 0 {
-					break
-				}
+			if a.Addr > sr.hi {
+				sr.hi = a.Addr
 			}
-			st.blockEnd = uint32(len(r.sid))
-			if st.blockEnd > st.blockFirst {
-				st.last = int64(st.blockEnd) - 1
-			}
-			st.cursor, st.stepped = st.blockFirst, st.blockFirst
-			st.haveBlock = true
-			if want[ev.Seq] && st.blockEnd > st.blockFirst {
-				r.eventInst[ev.Seq] = st.blockEnd - 1
-			}
-		case schema.KindLoad, schema.KindStore:
-			ti, st := state(ev.Thread)
-			i, ok := r.place(st, ev.PC)
-			if !ok {
-				r.unplaced++
-				continue
-			}
-			size := ev.Size
-			if ev.Kind == schema.KindStore {
-				size |= accWrite
-			}
-			r.acc = append(r.acc, access{addr: ev.Addr, inst: i, size: size})
-			if want[ev.Seq] {
-				r.eventInst[ev.Seq] = i
-			}
-			if ev.BaseReg == schema.Reg(tracepb.Register_RSP) {
-				sr := &r.stack[ti]
-				if sr.hi == 0 || ev.Addr < sr.lo {
-					sr.lo = ev.Addr
-				}
-				if ev.Addr > sr.hi {
-					sr.hi = ev.Addr
-				}
-			}
-			r.saveRestore(st, i, ev)
-		case schema.KindCall, schema.KindReturn:
-			_, st := state(ev.Thread)
-			i, ok := r.place(st, ev.PC)
-			if !ok {
-				r.unplaced++
-			} else if want[ev.Seq] {
-				r.eventInst[ev.Seq] = i
-			}
-		case schema.KindSyscall:
-			_, st := state(ev.Thread)
-			i, ok := r.place(st, ev.PC)
-			if !ok {
-				r.unplaced++
-				continue
-			}
-			if want[ev.Seq] {
-				r.eventInst[ev.Seq] = i
-			}
+		}
+		l.saveRestore(st, i, s, a)
+	}
+	if ev := in.Event; ev != nil {
+		if l.want != nil {
+			l.wanted(ev.Seq, i)
+		}
+		if ev.Kind == schema.KindSyscall {
 			for _, m := range walk.SyscallMemory(ev) {
 				size := uint32(m.Size)
 				if m.Write {
@@ -287,174 +314,70 @@ func Load(tr *schema.Reader, opt LoadOptions) (*Run, error) {
 				}
 				r.acc = append(r.acc, access{addr: m.Addr, inst: i, size: size})
 			}
-		case schema.KindSignal:
-			ti, st := state(ev.Thread)
-			// The faulting instruction, and those before it in its
-			// straight-line run, are not in any BLOCK: add them.
-			inst := int64(-1)
-			if i, ok := r.placeSignal(ti, st, ev); ok {
-				inst = int64(i)
-				if want[ev.Seq] {
-					r.eventInst[ev.Seq] = i
-				}
-			}
-			lastSignal.inst, lastSignal.num = inst, ev.Num
-			if st.haveBlock {
-				r.stepTo(st, st.blockEnd)
-			}
-			r.signals = append(r.signals, threadMark{inst: uint32(len(r.sid)), thread: ti})
-			st.haveBlock = false
-		case schema.KindClientRequest:
-			r.Markers = append(r.Markers, Marker{Seq: ev.Seq, Name: ev.Name, Inst: uint32(len(r.sid))})
-		case schema.KindThreadSwitch:
-			state(ev.TID)
-		case schema.KindExit:
-			exitSignal = ev.Num
 		}
 	}
-	r.truncated = !tr.End().Whole
-	if exitSignal != 0 && lastSignal.num == exitSignal {
-		r.Crash, r.CrashSignal = lastSignal.inst, exitSignal
+	if in.Fault != nil {
+		l.fault.inst, l.fault.seq = int64(i), in.Fault.Seq
+		if l.want != nil {
+			l.wanted(in.Fault.Seq, i)
+		}
 	}
-	if !sort.SliceIsSorted(r.acc, func(i, j int) bool { return r.acc[i].inst < r.acc[j].inst }) {
-		sort.SliceStable(r.acc, func(i, j int) bool { return r.acc[i].inst < r.acc[j].inst })
-	}
-	r.control()
-	return r, nil
+	return nil
 }
 
-// static returns the static instruction at pc, decoding it the first time.
-func (r *Run) static(pc uint64) (uint32, error) {
-	if s, ok := r.byPC[pc]; ok {
-		return s, nil
+// Event keeps the events that are not part of an instance that the slicer
+// needs: signals, markers, thread switches, the exit.
+func (l *loader) Event(ev *schema.Event) error {
+	r := l.r
+	switch ev.Kind {
+	case schema.KindSignal:
+		ti, _ := l.state(ev.Thread)
+		inst := int64(-1)
+		if l.fault.inst >= 0 && l.fault.seq == ev.Seq {
+			inst = l.fault.inst
+		}
+		l.lastSignal.inst, l.lastSignal.num = inst, ev.Num
+		// The handler's instances, from the next on, are a new
+		// invocation of the thread.
+		r.signals = append(r.signals, threadMark{inst: uint32(len(r.sid)), thread: ti})
+	case schema.KindClientRequest:
+		r.Markers = append(r.Markers, Marker{Seq: ev.Seq, Name: ev.Name, Inst: uint32(len(r.sid))})
+	case schema.KindThreadSwitch:
+		l.state(ev.TID)
+	case schema.KindExit:
+		l.exitSignal = ev.Num
 	}
-	in := r.Tables.Instructions[pc]
-	if in == nil {
-		return 0, fmt.Errorf("instruction at %#x ran but the trace's tables do not describe it", pc)
-	}
-	st := Static{PC: pc, Function: in.FunctionId}
-	info, err := insn.Decode(pc, in.Code)
-	if err != nil || info.Len != len(in.Code) {
-		// The recorder captured exactly the instruction's bytes: a decoder
-		// that reads another length misreads it.
-		st.Bad = true
-		r.undecoded++
-		info = insn.Info{Len: len(in.Code)}
-	}
-	st.Info = info
-	s := uint32(len(r.Statics))
-	r.Statics = append(r.Statics, st)
-	r.byPC[pc] = s
-	return s, nil
+	return nil
 }
 
-// follow notes a control transfer from instance prev to static s, for the
+// follow notes a control transfer from static prev to static s, for the
 // targets of indirect jumps.
-func (r *Run) follow(prev int64, s uint32) {
-	if prev < 0 || int(prev) >= len(r.sid) {
+func (l *loader) follow(prev, s *walk.Static) {
+	if prev == nil || prev.Info.Class != insn.IndirectJump {
 		return
 	}
-	p := r.sid[prev]
-	if r.Statics[p].Info.Class != insn.IndirectJump {
-		return
-	}
-	for _, t := range r.indirect[p] {
-		if t == s {
+	ts := l.r.indirect[prev.ID]
+	for _, t := range ts {
+		if t == s.ID {
 			return
 		}
 	}
-	r.indirect[p] = append(r.indirect[p], s)
+	l.r.indirect[prev.ID] = append(ts, s.ID)
 }
 
-// place finds the instance of the thread's current block that executed the
-// instruction at pc, at or after the cursor (accesses come in order).
-func (r *Run) place(st *threadState, pc uint64) (uint32, bool) {
-	if !st.haveBlock {
-		return 0, false
-	}
-	for i := st.cursor; i < st.blockEnd; i++ {
-		if r.Statics[r.sid[i]].PC == pc {
-			st.cursor = i
-			r.stepTo(st, i+1)
-			return i, true
-		}
-	}
-	for i := st.blockFirst; i < st.cursor; i++ {
-		if r.Statics[r.sid[i]].PC == pc {
-			return i, true
-		}
-	}
-	return 0, false
-}
-
-// placeSignal returns the instance of the instruction a signal interrupted.
-// The probe counts a block's instructions up to its last event, so the
-// instructions from there to the faulting one are added here when they
-// run on in address order.
-func (r *Run) placeSignal(ti uint32, st *threadState, ev *schema.Event) (uint32, bool) {
-	if st.haveBlock {
-		if i, ok := r.place(st, ev.PC); ok {
-			return i, true
-		}
-	}
-	if !st.haveBlock || st.blockEnd == 0 {
-		return 0, false
-	}
-	last := r.Statics[r.sid[st.blockEnd-1]]
-	pc := last.PC + uint64(last.Info.Len)
-	if ev.PC < pc || ev.PC-pc > 256 {
-		return 0, false
-	}
-	var added []uint32
-	for pc <= ev.PC {
-		if r.Tables.Instructions[pc] == nil {
-			return 0, false
-		}
-		s, err := r.static(pc)
-		if err != nil || r.Statics[s].Info.Len == 0 {
-			return 0, false
-		}
-		added = append(added, s)
-		if pc == ev.PC {
-			break
-		}
-		pc += uint64(r.Statics[s].Info.Len)
-	}
-	if len(added) == 0 || r.Statics[added[len(added)-1]].PC != ev.PC {
-		return 0, false
-	}
-	for _, s := range added {
-		st.last = int64(len(r.sid))
-		r.sid = append(r.sid, s)
-		r.thread = append(r.thread, ti)
-		r.seq = append(r.seq, ev.Seq)
-	}
-	st.blockEnd = uint32(len(r.sid))
-	r.stepTo(st, st.blockEnd)
-	return uint32(len(r.sid) - 1), true
-}
-
-// stepTo follows the thread's calls and returns through the instances of
-// its current block before end. Memory events come after their block's
-// BLOCK event, so this runs as they are placed: a restore is seen before
+// frameStep follows calls and returns for the save/restore search. It runs
+// before the instance's accesses are looked at: a restore is seen before
 // the return that closes its invocation.
-func (r *Run) stepTo(st *threadState, end uint32) {
-	for ; st.stepped < end; st.stepped++ {
-		r.frameStep(st, st.stepped)
-	}
-}
-
-// frameStep follows calls and returns for the save/restore search.
-func (r *Run) frameStep(st *threadState, i uint32) {
+func (l *loader) frameStep(st *threadState, s *walk.Static) {
 	f := &st.frames[len(st.frames)-1]
 	f.own++
-	switch r.Statics[r.sid[i]].Info.Class {
+	switch s.Info.Class {
 	case insn.Call, insn.IndirectCall:
 		if len(st.frames) < 1<<16 {
 			st.frames = append(st.frames, saveFrame{})
 		}
 	case insn.Return:
-		r.closeFrame(f)
+		l.r.closeFrame(f)
 		if len(st.frames) > 1 {
 			st.frames = st.frames[:len(st.frames)-1]
 		} else {
@@ -465,14 +388,14 @@ func (r *Run) frameStep(st *threadState, i uint32) {
 
 // saveRestore records candidate saves (among an invocation's first MaxSave
 // instructions) and restores (the last MaxSave before its return).
-func (r *Run) saveRestore(st *threadState, i uint32, ev *schema.Event) {
-	info := &r.Statics[r.sid[i]].Info
+func (l *loader) saveRestore(st *threadState, i uint32, s *walk.Static, a *walk.Access) {
+	info := &s.Info
 	f := &st.frames[len(st.frames)-1]
-	if ev.Kind == schema.KindStore && info.Save != 0 && f.own <= MaxSave {
-		f.saves = append(f.saves, saveRec{inst: i, own: f.own, reg: info.Save, slot: ev.Addr, value: ev.Value})
+	if a.Write && info.Save != 0 && f.own <= MaxSave {
+		f.saves = append(f.saves, saveRec{inst: i, own: f.own, reg: info.Save, slot: a.Addr, value: a.Value})
 	}
-	if ev.Kind == schema.KindLoad && info.Restore != 0 {
-		f.restores = append(f.restores, saveRec{inst: i, own: f.own, reg: info.Restore, slot: ev.Addr, value: ev.Value})
+	if !a.Write && info.Restore != 0 {
+		f.restores = append(f.restores, saveRec{inst: i, own: f.own, reg: info.Restore, slot: a.Addr, value: a.Value})
 		if len(f.restores) > MaxSave {
 			f.restores = f.restores[1:]
 		}

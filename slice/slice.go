@@ -255,7 +255,7 @@ func (sl *slicer) run(last uint32) error {
 func (sl *slicer) visit(i uint32, accs []access) {
 	r := sl.r
 	t := r.thread[i]
-	st := &r.Statics[r.sid[i]]
+	st := r.Statics[r.sid[i]]
 	defs := st.Info.Defs
 	forced := sl.fk >= 0 && sl.forced[sl.fk] == i
 	if forced {

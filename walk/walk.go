@@ -13,6 +13,7 @@ package walk
 import (
 	"fmt"
 	"io"
+	"sort"
 
 	"github.com/mgtrace/mgtrace/schema"
 	"github.com/mgtrace/mgtrace/slice/insn"
@@ -30,6 +31,11 @@ type Static struct {
 
 // ByID returns the instruction numbered id.
 func (d *Decoder) ByID(id uint32) *Static { return d.statics[id] }
+
+// Statics returns every instruction decoded so far, indexed by ID. The
+// slice is the decoder's own: the caller must not modify it, and later
+// decoding may append to it.
+func (d *Decoder) Statics() []*Static { return d.statics[:len(d.statics):len(d.statics)] }
 
 // Decoder decodes instructions from a trace's tables and keeps each one.
 type Decoder struct {
@@ -215,7 +221,21 @@ func (w *walker) run(opt Options) (Stats, error) {
 			return w.stats, err
 		}
 	}
-	for _, p := range w.threads {
+	// The threads' last blocks (system calls that never completed among
+	// them), the latest thread's first, then by thread id: a walk's order
+	// does not depend on map iteration.
+	if w.last != nil {
+		if err := w.flush(w.last, len(w.last.statics)); err != nil {
+			return w.stats, err
+		}
+	}
+	tids := make([]schema.ThreadID, 0, len(w.threads))
+	for t := range w.threads {
+		tids = append(tids, t)
+	}
+	sort.Slice(tids, func(i, j int) bool { return tids[i] < tids[j] })
+	for _, t := range tids {
+		p := w.threads[t]
 		if err := w.flush(p, len(p.statics)); err != nil {
 			return w.stats, err
 		}

@@ -1,11 +1,14 @@
 package walk_test
 
 import (
+	"bytes"
+	"fmt"
 	"path/filepath"
 	"testing"
 
 	"github.com/mgtrace/mgtrace/internal/testprog"
 	"github.com/mgtrace/mgtrace/schema"
+	"github.com/mgtrace/mgtrace/schema/tracepb"
 	"github.com/mgtrace/mgtrace/slice"
 	"github.com/mgtrace/mgtrace/walk"
 )
@@ -93,3 +96,107 @@ func TestWalkMatchesSlice(t *testing.T) {
 		})
 	}
 }
+
+// TestDecoderStatics checks that a shared decoder numbers its instructions
+// by their index in Statics, and that every instance's instruction is the
+// decoder's.
+func TestDecoderStatics(t *testing.T) {
+	root := testprog.Root(t)
+	tr, err := schema.Open(filepath.Join(root, "testdata", "traces", "wild.trace"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	dec := walk.NewDecoder(tr.Tables())
+	v := &statics{dec: dec}
+	if _, err := walk.WalkWith(tr, dec, v, walk.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	all := dec.Statics()
+	if len(all) == 0 || v.bad != 0 {
+		t.Fatalf("%d statics, %d instances whose static is not the decoder's", len(all), v.bad)
+	}
+	seen := make(map[uint64]bool)
+	for id, s := range all {
+		if s.ID != uint32(id) || dec.ByID(uint32(id)) != s {
+			t.Fatalf("static %d at %#x has ID %d", id, s.PC, s.ID)
+		}
+		if seen[s.PC] {
+			t.Fatalf("pc %#x decoded twice", s.PC)
+		}
+		seen[s.PC] = true
+	}
+}
+
+type statics struct {
+	dec *walk.Decoder
+	bad int
+}
+
+func (v *statics) Instance(in *walk.Instance) error {
+	if v.dec.ByID(in.Static.ID) != in.Static {
+		v.bad++
+	}
+	return nil
+}
+
+func (v *statics) Event(*schema.Event) error { return nil }
+
+// TestWalkEndOrder checks the order of the blocks still pending when a
+// trace ends (system calls that blocked in threads that never ran again):
+// the latest thread's first, then by thread id, the same on every walk.
+func TestWalkEndOrder(t *testing.T) {
+	var buf bytes.Buffer
+	w, err := schema.NewWriter(&buf, &tracepb.Header{Recorder: "test", Arch: "x86_64", Os: "linux"}, schema.WriterOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ins []*tracepb.Instruction
+	for _, base := range []uint64{0x1000, 0x2000, 0x3000, 0x4000} {
+		ins = append(ins, &tracepb.Instruction{Pc: base, Code: []byte{0x90}},
+			&tracepb.Instruction{Pc: base + 1, Code: []byte{0x0f, 0x05}})
+	}
+	if err := w.AddTables(&tracepb.Tables{Instructions: ins}); err != nil {
+		t.Fatal(err)
+	}
+	// Threads 4, 2 and 3 block in a system call, then thread 1 runs and
+	// the program ends.
+	evs := []schema.Event{}
+	for _, th := range []schema.ThreadID{4, 2, 3, 1} {
+		evs = append(evs,
+			schema.Event{Kind: schema.KindThreadSwitch, Thread: th, TID: th},
+			schema.Event{Kind: schema.KindBlock, Thread: th, PC: uint64(th) << 12, Count: 2})
+	}
+	evs = append(evs, schema.Event{Kind: schema.KindExit, Thread: 1})
+	for i := range evs {
+		if err := w.Write(&evs[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(&tracepb.ExitStatus{Ended: true}); err != nil {
+		t.Fatal(err)
+	}
+	want := []uint64{0x4000, 0x2000, 0x3000, 0x1000, 0x1001, 0x2001, 0x3001, 0x4001}
+	for k := 0; k < 20; k++ {
+		tr, err := schema.NewReader(bytes.NewReader(buf.Bytes()), int64(buf.Len()), "end")
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := &order{}
+		if _, err := walk.Walk(tr, o, walk.Options{}); err != nil {
+			t.Fatal(err)
+		}
+		if fmt.Sprintf("%#x", o.pcs) != fmt.Sprintf("%#x", want) {
+			t.Fatalf("walk %d visited %#x, want %#x", k, o.pcs, want)
+		}
+	}
+}
+
+type order struct{ pcs []uint64 }
+
+func (o *order) Instance(in *walk.Instance) error {
+	o.pcs = append(o.pcs, in.Static.PC)
+	return nil
+}
+
+func (o *order) Event(*schema.Event) error { return nil }
