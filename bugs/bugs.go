@@ -109,6 +109,7 @@ func Analyze(tr *schema.Reader, opt Options) (*Report, error) {
 	}
 	rep := &Report{Trace: tr.Name(), Rules: rs.names, Findings: []Finding{}}
 	e := newEngine(tr.Tables(), rs, opt, rep)
+	e.compileRules(map[string]string{"transaction": opt.Transaction})
 	st, err := walk.WalkWith(tr, e.dec, e, walk.Options{Progress: opt.Progress})
 	if err != nil {
 		return nil, err
@@ -178,21 +179,8 @@ func (e *engine) blockInfo(id uint32) *BlockInfo {
 	return bi
 }
 
-// found records a finding (or counts it again at the same statement).
-func (e *engine) found(c *crule, ev *env, v Value, in *walk.Instance, th *thread) {
-	if len(ev.each) > 0 {
-		q := c.r.Cond.(*rules.Quant)
-		s := ev.lookup(q.Vars[0].(*rules.Ident).Name)
-		for _, b := range ev.each {
-			*s = slot{v: b, bound: true}
-			e.foundOne(c, ev, b, in, th, e.blocks[b.block].allocStack)
-		}
-		return
-	}
-	e.foundOne(c, ev, v, in, th, th.stackOf(in.Static.PC))
-}
-
-func (e *engine) foundOne(c *crule, ev *env, v Value, in *walk.Instance, th *thread, stack []uint64) {
+// foundOne records a finding (or counts it again at the same statement).
+func (e *engine) foundOne(c *crule, fr *scope, v Value, in *walk.Instance, th *thread, stack []uint64) {
 	st := e.sites(stack)
 	where := userSite(st)
 	key := findKey{c.r.Name, where.PC}
@@ -215,9 +203,12 @@ func (e *engine) foundOne(c *crule, ev *env, v Value, in *walk.Instance, th *thr
 			f.Block = e.blockInfo(v.sh.ub)
 		}
 	}
-	for _, ref := range c.r.VPC {
-		s := ev.get(ref.Var)
-		if s == nil || !s.bound || s.isNum {
+	for i, ref := range c.r.VPC {
+		if c.vpc[i] < 0 {
+			continue
+		}
+		s := fr.slots[c.vpc[i]]
+		if !s.bound || s.isNum {
 			continue
 		}
 		f.Chains = append(f.Chains, e.chain(ref.Var, s.v))
