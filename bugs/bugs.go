@@ -241,6 +241,7 @@ func (e *engine) chain(name string, v Value) Chain {
 				s.Kind, s.Note = StepConst, fmt.Sprintf("the constant %#x", uint64(st.Info.Imm))
 			}
 			ch.Steps = append(ch.Steps, s)
+			ch.Instructions++
 			break
 		}
 		nd := e.nodes.n[id]
@@ -255,10 +256,14 @@ func (e *engine) chain(name string, v Value) Chain {
 		case nKernel:
 			s.Note = fmt.Sprintf("written by system call %d", nd.addr)
 		}
-		ch.Steps = append(ch.Steps, s)
+		ch.Instructions++
+		// Register moves inside code without source lines (the C
+		// library's) are squashed: the copies through memory remain.
+		if nd.kind != nMove || s.Line != 0 {
+			ch.Steps = append(ch.Steps, s)
+		}
 		id = nd.parent
 	}
-	ch.Instructions = len(ch.Steps)
 	if n := len(ch.Steps); n == 0 || (ch.Steps[n-1].Kind == StepLoad || ch.Steps[n-1].Kind == StepMove || ch.Steps[n-1].Kind == StepStore) {
 		note := "the value came from before the trace could follow it (initial memory, or code the model does not follow)"
 		if n > 0 && ch.Steps[n-1].Kind == StepLoad {
