@@ -208,3 +208,26 @@ func TestBugsErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestBugsTruncated: a trace cut short is analysed up to the cut, and both
+// the warning and the report say so.
+func TestBugsTruncated(t *testing.T) {
+	// syscalls.trace has several blocks of events: the cut keeps some.
+	data, err := os.ReadFile(filepath.Join("..", "testdata", "traces", "syscalls.trace"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := filepath.Join(t.TempDir(), "cut.trace")
+	if err := os.WriteFile(cut, data[:len(data)*9/10], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errs, status := runAnalyze(t, "bugs", cut)
+	if status == exitError || !strings.Contains(errs, "is truncated at byte") || !strings.Contains(out, "the trace was cut short") {
+		t.Errorf("status %d, stderr %q, report %.300q", status, errs, out)
+	}
+	out, _, _ = runAnalyze(t, "bugs", "--format", "json", cut)
+	var rep bugs.Report
+	if err := json.Unmarshal([]byte(out), &rep); err != nil || !rep.Truncated || rep.Stats.Events == 0 {
+		t.Errorf("JSON: %v, truncated %v, %d events", err, rep.Truncated, rep.Stats.Events)
+	}
+}
