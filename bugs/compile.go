@@ -86,6 +86,7 @@ func (c *compiler) rule(r *crule) {
 		r.vpc = append(r.vpc, i)
 	}
 	r.nvars = c.next
+	r.scope = newScope(r.nvars)
 }
 
 func (c *compiler) expr(x rules.Expr) cexpr {
@@ -294,55 +295,61 @@ func (c *compiler) eventQuant(q *rules.Quant) cexpr {
 	}
 	body := c.expr(q.Body)
 	e := c.e
-	return func(fr *scope) rv {
-		try := func(id uint32) bool {
-			b := &e.blocks[id]
-			if free && !b.freed {
-				return false
-			}
-			fields := [4]Value{{V: b.allocN}, {}, {V: b.size}, {block: id, isBlock: true, V: b.base, sh: shadow{prov: id, node: b.node}}}
-			if free {
-				fields[0], fields[2] = Value{V: b.freeN}, b.freeVal
-			}
-			var bound [4]*slot
-			for i, x := range elem {
-				if x < 0 || fr.slots[x].bound {
-					continue // compared by the body
-				}
-				s := fr.slots[x]
-				if i == 0 {
-					*s = slot{num: fields[0].V, isNum: true, bound: true}
-				} else {
-					*s = slot{v: fields[i], bound: true}
-				}
-				bound[i] = s
-			}
-			if body(fr).truth() {
-				return true
-			}
-			for _, s := range bound {
-				if s != nil {
-					*s = slot{}
-				}
-			}
+	// field is element i of the event of block id.
+	field := func(b *block, id uint32, i int) slot {
+		switch {
+		case i == 0 && free:
+			return slot{num: b.freeN, isNum: true, bound: true}
+		case i == 0:
+			return slot{num: b.allocN, isNum: true, bound: true}
+		case i == 2 && free:
+			return slot{v: b.freeVal, bound: true}
+		case i == 2:
+			return slot{num: b.size, isNum: true, bound: true}
+		}
+		return slot{v: Value{block: id, isBlock: true, V: b.base, sh: shadow{prov: id, node: b.node}}, bound: true}
+	}
+	try := func(fr *scope, id uint32) bool {
+		b := &e.blocks[id]
+		if free && !b.freed {
 			return false
 		}
+		var bound [4]*slot
+		for i, x := range elem {
+			if x < 0 || fr.slots[x].bound {
+				continue // compared by the body
+			}
+			s := fr.slots[x]
+			*s = field(b, id, i)
+			bound[i] = s
+		}
+		if body(fr).truth() {
+			return true
+		}
+		for _, s := range bound {
+			if s != nil {
+				*s = slot{}
+			}
+		}
+		return false
+	}
+	return func(fr *scope) rv {
 		if x := elem[3]; x >= 0 && fr.slots[x].bound {
 			s := fr.slots[x]
 			id := uint64(s.v.block)
 			if s.isNum {
 				id = s.num
 			}
-			return boolRV(id > 0 && id < uint64(len(e.blocks)) && try(uint32(id)))
+			return boolRV(id > 0 && id < uint64(len(e.blocks)) && try(fr, uint32(id)))
 		}
 		if cand != nil {
 			n, ok := cand(fr).num()
 			if ok {
-				return boolRV(n > 0 && n < uint64(len(e.blocks)) && try(uint32(n)))
+				return boolRV(n > 0 && n < uint64(len(e.blocks)) && try(fr, uint32(n)))
 			}
 		}
 		for id := uint32(1); int(id) < len(e.blocks); id++ {
-			if try(id) {
+			if try(fr, id) {
 				return boolRV(true)
 			}
 		}

@@ -117,7 +117,6 @@ type engine struct {
 	ended    bool
 	scan     *leakScan // at the end of the run
 	scanners map[uint32]bool
-	scopes   []*scope // the pool of rule scopes
 	// heapLo and heapHi bound every block ever allocated.
 	heapLo, heapHi uint64
 	libPages       map[uint64]bool

@@ -56,6 +56,7 @@ type crule struct {
 	eachSet  string
 	eachBody cexpr
 	vpc      []int // the scope index of each VPC variable, -1 for none
+	scope    *scope
 }
 
 // ruleSet is the rules of one analysis, by detection point.
@@ -142,10 +143,8 @@ type slot struct {
 	bound bool
 }
 
-// scope holds a rule's or a define's variables. A define's parameters
-// point at the caller's slots, so that a binding made inside flows back
-// (Freed(r, r1) binds r1 for VPC(r1)). Scopes come from the engine's pool:
-// evaluating a rule allocates nothing.
+// scope holds a rule's variables (a define's, inlined, among them). Each
+// rule has its own, made once: evaluating a rule allocates nothing.
 type scope struct {
 	slots []*slot
 	own   []slot
@@ -154,29 +153,22 @@ type scope struct {
 	each  []Value
 }
 
-// getScope takes a scope of n unbound variables from the pool.
-func (e *engine) getScope(n int, in *walk.Instance, th *thread) *scope {
-	var fr *scope
-	if k := len(e.scopes); k > 0 {
-		fr, e.scopes = e.scopes[k-1], e.scopes[:k-1]
-	} else {
-		fr = &scope{}
+// newScope makes a scope of n variables.
+func newScope(n int) *scope {
+	sc := &scope{own: make([]slot, n), slots: make([]*slot, n)}
+	for i := range sc.own {
+		sc.slots[i] = &sc.own[i]
 	}
-	if cap(fr.own) < n {
-		fr.own = make([]slot, n)
-		fr.slots = make([]*slot, n)
-	}
-	fr.own, fr.slots = fr.own[:n], fr.slots[:n]
-	for i := range fr.own {
-		fr.own[i] = slot{}
-		fr.slots[i] = &fr.own[i]
-	}
-	fr.in, fr.th, fr.each = in, th, fr.each[:0]
-	return fr
+	return sc
 }
 
-// putScope returns a scope to the pool.
-func (e *engine) putScope(fr *scope) { e.scopes = append(e.scopes, fr) }
+// reset unbinds every variable of the scope for a new evaluation.
+func (sc *scope) reset(in *walk.Instance, th *thread) {
+	for i := range sc.own {
+		sc.own[i].bound = false
+	}
+	sc.in, sc.th, sc.each = in, th, sc.each[:0]
+}
 
 // rv is an expression's result.
 type rv struct {
@@ -234,7 +226,9 @@ func (e *engine) fire(kind int, fn string, v Value, in *walk.Instance, th *threa
 // run evaluates one rule with its point's variable bound to v, and
 // reports what it finds.
 func (e *engine) run(c *crule, v Value, in *walk.Instance, th *thread) {
-	fr := e.getScope(c.nvars, in, th)
+	// Rules are not evaluated within each other: each has its own scope.
+	fr := c.scope
+	fr.reset(in, th)
 	*fr.slots[0] = slot{v: v, bound: true}
 	if c.eachVar >= 0 {
 		e.forSet(c.eachSet, func(b Value) bool {
@@ -251,7 +245,6 @@ func (e *engine) run(c *crule, v Value, in *walk.Instance, th *thread) {
 	} else if c.cond(fr).truth() {
 		e.foundOne(c, fr, v, in, th, th.stackOf(in.Static.PC))
 	}
-	e.putScope(fr)
 }
 
 // forSet calls fn on each block of H (live) or F (freed) until it says
