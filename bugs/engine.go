@@ -71,6 +71,7 @@ type thread struct {
 	allocDepth int
 	lastJump   bool // the previous instruction was a jump (a tail call may follow)
 	tailFree   bool // in a free entered by a jump, its pointer not yet seen
+	outer      int  // the outermost allocator frame, while allocDepth > 0
 	// exiting: the thread's outermost known function returned (a
 	// thread's start routine, main) or it called exit: what the C
 	// library does from then on is its own clean-up (its thread cache,
@@ -252,6 +253,15 @@ func (e *engine) Instance(in *walk.Instance) error {
 	if !st.Bad {
 		e.propagate(th, in, info)
 	}
+	if th.allocDepth > 0 && th.outer < len(th.frames) && th.frames[th.outer].fn == alloc.PosixMemalign {
+		// posix_memalign stores its result through its first argument.
+		f := &th.frames[th.outer]
+		for i := range in.Acc {
+			if a := &in.Acc[i]; a.Write && a.Size == 8 && a.Addr == f.args[0] {
+				f.result = a.Value
+			}
+		}
+	}
 	for i := range in.Acc {
 		if a := &in.Acc[i]; a.Write {
 			if inAlloc {
@@ -426,6 +436,9 @@ func (e *engine) call(th *thread, in *walk.Instance, ev *schema.Event) {
 		}
 	}
 	if f.fn != alloc.NotAlloc {
+		if th.allocDepth == 0 {
+			th.outer = len(th.frames)
+		}
 		th.allocDepth++
 	}
 	if len(th.frames) < 1<<16 {
