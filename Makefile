@@ -199,6 +199,7 @@ fuzz:
 	$(GO) test ./locate/spec -run XXX -fuzz FuzzParse -fuzztime $(FUZZTIME)
 	$(GO) test ./slice/insn -run XXX -fuzz FuzzDecode -fuzztime $(FUZZTIME)
 	$(GO) test ./bugs/rules -run XXX -fuzz FuzzParse -fuzztime $(FUZZTIME)
+	$(GO) test ./bugs -run XXX -fuzz FuzzEngine -fuzztime $(FUZZTIME)
 
 clean:
 	rm -rf bin out
