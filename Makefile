@@ -28,7 +28,7 @@ PROTOC_GO_OUT = protoc --plugin=protoc-gen-go=bin/protoc-gen-go \
 all: build
 
 help:
-	@echo 'make deps            install missing system packages with apt-get (gcc, make, valgrind, protoc, nodejs, npm) and tools/arrowcheck (npm ci)'
+	@echo 'make deps            install missing system packages with apt-get (gcc, g++, make, valgrind, protoc, nodejs, npm) and tools/arrowcheck (npm ci)'
 	@echo 'make build           build bin/analyze, bin/record and the probe bin/mgtrace-amd64-linux'
 	@echo 'make test            gofmt check, go vet, check-generate (when protoc is installed), go test -race'
 	@echo 'make demo            record a small C program and look at its trace with bin/analyze'
@@ -87,6 +87,7 @@ race:
 	fi
 	CGO_ENABLED=1 $(GO) test -race ./...
 	$(GO) test -run 'TestSuite$$' ./locate/
+	$(GO) test -run 'TestCorpus$$' ./bugs/
 
 # protoc-gen-go at the version go.mod pins (it is a tool of the module).
 bin/protoc-gen-go: go.mod go.sum
