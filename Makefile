@@ -28,7 +28,7 @@ PROTOC_GO_OUT = protoc --plugin=protoc-gen-go=bin/protoc-gen-go \
 all: build
 
 help:
-	@echo 'make deps            install missing system packages with apt-get (gcc, make, valgrind, protoc, nodejs, npm) and tools/arrowcheck (npm ci)'
+	@echo 'make deps            install missing system packages with apt-get (gcc, g++, make, valgrind, protoc, nodejs, npm) and tools/arrowcheck (npm ci)'
 	@echo 'make build           build bin/analyze, bin/record and the probe bin/mgtrace-amd64-linux'
 	@echo 'make test            gofmt check, go vet, check-generate (when protoc is installed), go test -race'
 	@echo 'make demo            record a small C program and look at its trace with bin/analyze'
@@ -41,7 +41,7 @@ help:
 	@echo 'make bench-slice     backward slicing of ~1 M and ~10 M-instruction runs: slice.Load, improved vs baseline traversal, analyze slice end to end; update bench/RESULTS.md (about 30 minutes)'
 	@echo 'make traces          re-record the small traces in testdata/traces/ that analysis tests use'
 	@echo 'make pgo             regenerate record/default.pgo, the profile bin/record is optimized with'
-	@echo 'make fuzz            fuzz the trace reader, the probe stream decoder, the graph builder and the spec parser, FUZZTIME=$(FUZZTIME) each'
+	@echo 'make fuzz            fuzz the trace reader, the probe stream decoder, the graph builder, the spec parser, the instruction decoder and the bug-rule parser, FUZZTIME=$(FUZZTIME) each'
 	@echo 'make clean           remove bin/ and out/'
 
 # Installs missing system packages (gcc, make, valgrind, protoc, nodejs,
@@ -87,6 +87,7 @@ race:
 	fi
 	CGO_ENABLED=1 $(GO) test -race ./...
 	$(GO) test -run 'TestSuite$$' ./locate/
+	$(GO) test -run 'TestCorpus$$' ./bugs/
 
 # protoc-gen-go at the version go.mod pins (it is a tool of the module).
 bin/protoc-gen-go: go.mod go.sum
@@ -136,7 +137,7 @@ bench-locate: build bin/locatebench
 # Backward dynamic slicing (package slice) on recorded runs of
 # testdata/programs/slicework.c of about 1 M and 10 M instruction
 # instances: slice.Load, the improved and the baseline traversal from the
-# last 5 memory reads (seed 000 chapter 5), and analyze slice end to end
+# last 5 memory reads (Singh's dissertation, chapter 5), and analyze slice end to end
 # against the 10 s target (bench/slicebench). SLICE_TIMEOUT stops a
 # baseline traversal.
 bench-slice: build bin/slicebench
@@ -175,7 +176,7 @@ demo: deps build
 	bin/record -q -o out/overflow.trace -- out/overflow > /dev/null
 	bin/analyze mg --overflow out/overflow.trace | tail -3 || true
 	@echo '== which statement corrupted the quad tree? testdata/programs/ds/qdtree.c built with FAULT=1'
-	@echo '   (seed 002 Figure 1: split() stores NULL into a child pointer), recorded, then analyze locate'
+	@echo '   (the fault-location paper, Figure 1: split() stores NULL into a child pointer), recorded, then analyze locate'
 	@echo '   with testdata/programs/ds/qdtree.spec (exit status 1: faults found):'
 	gcc -g -O1 -fno-omit-frame-pointer -Iinclude -DFAULT=1 -o out/qdtree testdata/programs/ds/qdtree.c
 	bin/record -q -o out/qdtree.trace -- out/qdtree > /dev/null 2>&1 || true # the faulty program gives up (exit 3) once the tree is broken
@@ -185,6 +186,12 @@ demo: deps build
 	gcc -g -O0 -fno-omit-frame-pointer -Iinclude -o out/crash testdata/programs/slice/crash.c
 	bin/record -q -o out/crash.trace -- out/crash > /dev/null 2>&1 || true # the program dies of SIGSEGV
 	bin/analyze slice --criterion crash --format text out/crash.trace
+	@echo '== which memory bug, and where did the pointer come from? testdata/programs/bugs/df_shallow_copy.c'
+	@echo '   frees an attribute value twice through a shallow copy; analyze bugs names both frees and'
+	@echo '   the chains of the two pointers back to the copy (exit status 1: bugs found):'
+	gcc -g -O1 -fno-omit-frame-pointer -Iinclude -o out/df_shallow_copy testdata/programs/bugs/df_shallow_copy.c
+	bin/record -q -o out/df_shallow_copy.trace -- out/df_shallow_copy > /dev/null 2>&1 || true # glibc aborts on the double free
+	bin/analyze bugs --only double_free out/df_shallow_copy.trace; test $$? -eq 1
 
 fuzz:
 	$(GO) test ./schema -run XXX -fuzz FuzzReader -fuzztime $(FUZZTIME)
@@ -192,6 +199,8 @@ fuzz:
 	$(GO) test ./mgbuild -run XXX -fuzz FuzzBuilder -fuzztime $(FUZZTIME)
 	$(GO) test ./locate/spec -run XXX -fuzz FuzzParse -fuzztime $(FUZZTIME)
 	$(GO) test ./slice/insn -run XXX -fuzz FuzzDecode -fuzztime $(FUZZTIME)
+	$(GO) test ./bugs/rules -run XXX -fuzz FuzzParse -fuzztime $(FUZZTIME)
+	$(GO) test ./bugs -run XXX -fuzz FuzzEngine -fuzztime $(FUZZTIME)
 
 clean:
 	rm -rf bin out

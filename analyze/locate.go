@@ -33,7 +33,7 @@ bad spec (every error as FILE:LINE:COL: message), a bad trace or a bad
 flag.`
 
 const locateHelp = `
-Finds the statements that corrupted a data structure (seed 002's fault
+Finds the statements that corrupted a data structure (the fault-location paper's fault
 location): the constraints of the spec are checked at every C-point; from
 the first C-point with violations the memory graph is rolled back one
 change at a time, and every change that altered a pending inconsistency's

@@ -65,7 +65,7 @@ func sliceSetup(fs *pflag.FlagSet) func(*env, []string) error {
 	fs.StringVar(&f.criterion, "criterion", "", "slice from `C`: FILE:LINE[#K], seq:N or crash (required)")
 	fs.StringVar(&f.addr, "addr", "", "narrow the criterion to the memory at `ADDR[:SIZE]` (hex 0x... or decimal; SIZE in bytes, default 8)")
 	fs.StringVar(&f.reg, "reg", "", "narrow the criterion to register `REG` (rax..r15, eax, al, xmm0..xmm15, rflags) of the criterion's thread")
-	fs.StringVar(&f.algorithm, "algorithm", "improved", "`ALG`: improved (filtered, indexed; seed 000 Algorithm 5) or baseline (the list scan of Algorithm 4, for comparison)")
+	fs.StringVar(&f.algorithm, "algorithm", "improved", "`ALG`: improved (filtered, indexed; Singh's dissertation Algorithm 5) or baseline (the list scan of Algorithm 4, for comparison)")
 	fs.UintSliceVar(&f.threads, "thread", nil, "write only the instances of thread `T` (repeat or comma-separate for several; the slice still follows every thread)")
 	fs.StringVar(&f.region, "region", "", "search only events `FROM..TO`: sequence numbers or MGTRACE_MARK names (NAME or NAME#K); either side may be empty")
 	fs.BoolVar(&f.dataOnly, "data-only", false, "follow data dependences only, not control dependences")

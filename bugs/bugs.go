@@ -109,6 +109,7 @@ func Analyze(tr *schema.Reader, opt Options) (*Report, error) {
 	}
 	rep := &Report{Trace: tr.Name(), Rules: rs.names, Findings: []Finding{}}
 	e := newEngine(tr.Tables(), rs, opt, rep)
+	e.compileRules(map[string]string{"transaction": opt.Transaction})
 	st, err := walk.WalkWith(tr, e.dec, e, walk.Options{Progress: opt.Progress})
 	if err != nil {
 		return nil, err
@@ -125,7 +126,7 @@ func Analyze(tr *schema.Reader, opt Options) (*Report, error) {
 // site describes pc.
 func (e *engine) site(pc uint64) Site {
 	l := e.tables.Locate(pc)
-	return Site{PC: pc, Function: baseFunc(l.Function), File: l.File, Line: l.Line, Module: l.Module}
+	return Site{PC: Hex(pc), Function: baseFunc(l.Function), File: l.File, Line: l.Line, Module: l.Module}
 }
 
 func (e *engine) sites(pcs []uint64) []Site {
@@ -165,7 +166,7 @@ func (e *engine) blockInfo(id uint32) *BlockInfo {
 	}
 	b := &e.blocks[id]
 	st := e.sites(b.allocStack)
-	bi := &BlockInfo{ID: id, Base: b.base, Size: b.size, Family: b.fam.String(), AllocSeq: b.allocSeq,
+	bi := &BlockInfo{ID: id, Base: Hex(b.base), Size: b.size, Family: b.fam.String(), AllocSeq: b.allocSeq,
 		Alloc: userSite(st), AllocStack: st, Freed: b.freed}
 	if b.fam == familyUser {
 		bi.Family = "user"
@@ -178,24 +179,11 @@ func (e *engine) blockInfo(id uint32) *BlockInfo {
 	return bi
 }
 
-// found records a finding (or counts it again at the same statement).
-func (e *engine) found(c *crule, ev *env, v Value, in *walk.Instance, th *thread) {
-	if len(ev.each) > 0 {
-		q := c.r.Cond.(*rules.Quant)
-		s := ev.lookup(q.Vars[0].(*rules.Ident).Name)
-		for _, b := range ev.each {
-			*s = slot{v: b, bound: true}
-			e.foundOne(c, ev, b, in, th, e.blocks[b.block].allocStack)
-		}
-		return
-	}
-	e.foundOne(c, ev, v, in, th, th.stackOf(in.Static.PC))
-}
-
-func (e *engine) foundOne(c *crule, ev *env, v Value, in *walk.Instance, th *thread, stack []uint64) {
+// foundOne records a finding (or counts it again at the same statement).
+func (e *engine) foundOne(c *crule, fr *scope, v Value, in *walk.Instance, th *thread, stack []uint64) {
 	st := e.sites(stack)
 	where := userSite(st)
-	key := findKey{c.r.Name, where.PC}
+	key := findKey{c.r.Name, uint64(where.PC)}
 	if i, ok := e.seen[key]; ok {
 		e.report.Findings[i].Count++
 		return
@@ -206,18 +194,21 @@ func (e *engine) foundOne(c *crule, ev *env, v Value, in *walk.Instance, th *thr
 	}
 	f := Finding{Rule: c.r.Name, Seq: in.Seq, Instr: in.N, Thread: uint32(th.id), Where: where, Stack: st, Count: 1}
 	if v.isBlock {
-		f.Address, f.Size = v.V, uint32(min(e.blocks[v.block].size, 1<<31))
+		f.Address, f.Size = Hex(v.V), uint32(min(e.blocks[v.block].size, 1<<31))
 		f.Block = e.blockInfo(v.block)
 	} else {
-		f.Address, f.Size = v.V, v.width
+		f.Address, f.Size = Hex(v.V), v.width
 		f.Block = e.blockInfo(v.sh.prov)
 		if f.Block == nil && v.sh.ub != 0 {
 			f.Block = e.blockInfo(v.sh.ub)
 		}
 	}
-	for _, ref := range c.r.VPC {
-		s := ev.get(ref.Var)
-		if s == nil || !s.bound || s.isNum {
+	for i, ref := range c.r.VPC {
+		if c.vpc[i] < 0 {
+			continue
+		}
+		s := fr.slots[c.vpc[i]]
+		if !s.bound || s.isNum {
 			continue
 		}
 		f.Chains = append(f.Chains, e.chain(ref.Var, s.v))
@@ -232,7 +223,7 @@ const maxChain = 200
 
 // chain reads a value's propagation chain back from its node.
 func (e *engine) chain(name string, v Value) Chain {
-	ch := Chain{Var: name, Value: v.V}
+	ch := Chain{Var: name, Value: Hex(v.V)}
 	if v.isBlock {
 		b := &e.blocks[v.block]
 		s := Step{Kind: StepAlloc, Seq: b.allocSeq, Note: fmt.Sprintf("block #%d, %d bytes (%s)", v.block, b.size, b.fam)}
@@ -250,13 +241,14 @@ func (e *engine) chain(name string, v Value) Chain {
 				s.Kind, s.Note = StepConst, fmt.Sprintf("the constant %#x", uint64(st.Info.Imm))
 			}
 			ch.Steps = append(ch.Steps, s)
+			ch.Instructions++
 			break
 		}
 		nd := e.nodes.n[id]
 		s := Step{Kind: nodeKinds[nd.kind], Seq: nd.seq, Site: e.site(nd.pc)}
 		switch nd.kind {
 		case nStore, nLoad:
-			s.Address = nd.addr
+			s.Address = Hex(nd.addr)
 		case nAlloc:
 			b := &e.blocks[nd.addr]
 			s.Note = fmt.Sprintf("returned by %s: block #%d, %d bytes", b.fam, nd.addr, b.size)
@@ -264,10 +256,14 @@ func (e *engine) chain(name string, v Value) Chain {
 		case nKernel:
 			s.Note = fmt.Sprintf("written by system call %d", nd.addr)
 		}
-		ch.Steps = append(ch.Steps, s)
+		ch.Instructions++
+		// Register moves inside code without source lines (the C
+		// library's) are squashed: the copies through memory remain.
+		if nd.kind != nMove || s.Line != 0 {
+			ch.Steps = append(ch.Steps, s)
+		}
 		id = nd.parent
 	}
-	ch.Instructions = len(ch.Steps)
 	if n := len(ch.Steps); n == 0 || (ch.Steps[n-1].Kind == StepLoad || ch.Steps[n-1].Kind == StepMove || ch.Steps[n-1].Kind == StepStore) {
 		note := "the value came from before the trace could follow it (initial memory, or code the model does not follow)"
 		if n > 0 && ch.Steps[n-1].Kind == StepLoad {
@@ -307,7 +303,7 @@ func (e *engine) message(rule string, f *Finding, v Value) string {
 		return "double free of " + blk()
 	case "unmatched_free":
 		if f.Block != nil {
-			return fmt.Sprintf("free of %#x, %d bytes into %s", v.V, v.V-f.Block.Base, blk())
+			return fmt.Sprintf("free of %#x, %d bytes into %s", v.V, v.V-uint64(f.Block.Base), blk())
 		}
 		return fmt.Sprintf("free of %#x, which no allocator returned", v.V)
 	case "mismatched_free":
@@ -322,9 +318,9 @@ func (e *engine) message(rule string, f *Finding, v Value) string {
 	case "heap_buffer_overflow":
 		if f.Block != nil {
 			b := f.Block
-			where := fmt.Sprintf("offset %d of", v.V-b.Base)
-			if v.V < b.Base {
-				where = fmt.Sprintf("%d bytes before", b.Base-v.V)
+			where := fmt.Sprintf("offset %d of", v.V-uint64(b.Base))
+			if v.V < uint64(b.Base) {
+				where = fmt.Sprintf("%d bytes before", uint64(b.Base)-v.V)
 			}
 			s := fmt.Sprintf("%s of %d bytes at %#x, %s %s", rw, v.width, v.V, where, blk())
 			if other := e.live.Find(v.V); other != 0 && other != b.ID {

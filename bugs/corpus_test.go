@@ -104,6 +104,11 @@ func TestCorpus(t *testing.T) {
 	if testing.Short() {
 		t.Skip("records 60 programs")
 	}
+	if raceDetector {
+		// The analysis is one goroutine: make test runs the corpus
+		// without the race detector, which would only slow it down.
+		t.Skip("run without -race (make test does)")
+	}
 	progs, err := corpus.Load(testprog.Root(t))
 	if err != nil {
 		t.Fatal(err)

@@ -71,6 +71,7 @@ type thread struct {
 	allocDepth int
 	lastJump   bool // the previous instruction was a jump (a tail call may follow)
 	tailFree   bool // in a free entered by a jump, its pointer not yet seen
+	outer      int  // the outermost allocator frame, while allocDepth > 0
 	// exiting: the thread's outermost known function returned (a
 	// thread's start routine, main) or it called exit: what the C
 	// library does from then on is its own clean-up (its thread cache,
@@ -117,8 +118,9 @@ type engine struct {
 	ended    bool
 	scan     *leakScan // at the end of the run
 	scanners map[uint32]bool
-	envs     []*env // the pool of rule environments
-	libPages map[uint64]bool
+	// heapLo and heapHi bound every block ever allocated.
+	heapLo, heapHi uint64
+	libPages       map[uint64]bool
 }
 
 type findKey struct {
@@ -136,6 +138,9 @@ func newEngine(tables *schema.Tables, rs *ruleSet, opt Options, rep *Report) *en
 }
 
 func (e *engine) thread(t schema.ThreadID) *thread {
+	if e.curT != nil && e.curT.id == t {
+		return e.curT
+	}
 	th := e.threads[t]
 	if th == nil {
 		th = &thread{id: t, main: len(e.threads) == 0}
@@ -248,6 +253,15 @@ func (e *engine) Instance(in *walk.Instance) error {
 	if !st.Bad {
 		e.propagate(th, in, info)
 	}
+	if th.allocDepth > 0 && th.outer < len(th.frames) && th.frames[th.outer].fn == alloc.PosixMemalign {
+		// posix_memalign stores its result through its first argument.
+		f := &th.frames[th.outer]
+		for i := range in.Acc {
+			if a := &in.Acc[i]; a.Write && a.Size == 8 && a.Addr == f.args[0] {
+				f.result = a.Value
+			}
+		}
+	}
 	for i := range in.Acc {
 		if a := &in.Acc[i]; a.Write {
 			if inAlloc {
@@ -337,6 +351,9 @@ func (e *engine) deref(th *thread, in *walk.Instance, a *walk.Access) {
 			return // a stack access
 		}
 	}
+	if v.sh.prov == 0 && (a.Addr >= e.heapHi || a.Addr+uint64(a.Size) <= e.heapLo) && (a.Base >= e.heapHi || a.Base < e.heapLo) {
+		return // no heap pointer, and nowhere near the heap
+	}
 	if v.sh.prov == 0 && a.BaseReg != 0 && a.Size <= 8 {
 		// Provenance lost (a conditional move, a computation the model
 		// does not follow): the block the pointer's own value lies in.
@@ -419,6 +436,9 @@ func (e *engine) call(th *thread, in *walk.Instance, ev *schema.Event) {
 		}
 	}
 	if f.fn != alloc.NotAlloc {
+		if th.allocDepth == 0 {
+			th.outer = len(th.frames)
+		}
 		th.allocDepth++
 	}
 	if len(th.frames) < 1<<16 {
@@ -526,6 +546,7 @@ func (e *engine) allocated(th *thread, in *walk.Instance, f *frame, result uint6
 		}
 		b.size = size
 		e.live.Set(oldID, result, result+max(size, 1))
+		e.heapHi = max(e.heapHi, result+max(size, 1))
 		th.regs[rRAX][0] = shadow{prov: oldID, node: e.nodes.add(onode{kind: nAlloc, pc: f.pc, seq: in.Seq, addr: uint64(oldID)})}
 		th.und[rRAX] = 0
 		return
@@ -569,6 +590,10 @@ func (e *engine) allocated(th *thread, in *walk.Instance, f *frame, result uint6
 		e.mem.fill(result, result+size, !zero)
 	}
 	e.live.Set(id, result, hi)
+	if e.heapHi == 0 || result < e.heapLo {
+		e.heapLo = result
+	}
+	e.heapHi = max(e.heapHi, hi)
 	th.regs[rRAX][0] = shadow{prov: id, node: node}
 	th.und[rRAX] = 0
 }

@@ -4,6 +4,7 @@ import (
 	"github.com/mgtrace/mgtrace/schema/tracepb"
 	"github.com/mgtrace/mgtrace/slice/insn"
 	"github.com/mgtrace/mgtrace/walk"
+	"math/bits"
 )
 
 // propagate applies one instruction's effect on the shadows: what its
@@ -305,9 +306,6 @@ func (e *engine) add(th *thread, in *walk.Instance, info *insn.Info) {
 // flagsReg is RFLAGS as a register of insn's sets.
 const flagsReg = tracepb.Register_RFLAGS
 
-// regOf is register number r.
-func regOf(r int) tracepb.Register { return tracepb.Register(r) }
-
 func boolMask(b bool) uint32 {
 	if b {
 		return 1
@@ -324,12 +322,8 @@ func (e *engine) compute(th *thread, in *walk.Instance, info *insn.Info) {
 	}
 	var und uint32
 	var from shadow
-	uses := info.Uses
-	for r := 1; r < maxRegs && uses != 0; r++ {
-		if !uses.Has(regOf(r)) {
-			continue
-		}
-		uses &^= 1 << uint(r)
+	for uses := uint64(info.Uses) &^ 1; uses != 0; uses &= uses - 1 {
+		r := bits.TrailingZeros64(uses)
 		if r == rRSP || r == rRIP || (r >= rXMM0 && r <= rXMM15) {
 			continue
 		}
@@ -362,12 +356,8 @@ func (e *engine) compute(th *thread, in *walk.Instance, info *insn.Info) {
 	if und != 0 {
 		sh.node, sh.ub = from.node, from.ub
 	}
-	defs := info.Defs
-	for r := 1; r < maxRegs && defs != 0; r++ {
-		if !defs.Has(regOf(r)) {
-			continue
-		}
-		defs &^= 1 << uint(r)
+	for defs := uint64(info.Defs) &^ 1; defs != 0; defs &= defs - 1 {
+		r := bits.TrailingZeros64(defs)
 		switch {
 		case r == rFlags:
 			th.regs[r][0], th.und[r] = shadow{node: sh.node, ub: sh.ub}, boolMask(und != 0)

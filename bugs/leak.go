@@ -1,6 +1,9 @@
 package bugs
 
-import "github.com/mgtrace/mgtrace/schema"
+import (
+	"github.com/mgtrace/mgtrace/schema"
+	"github.com/mgtrace/mgtrace/schema/tracepb"
+)
 
 // leakScan is the reachability of the live blocks when the program ends,
 // from the pointers the run left in memory (the paper's P): the values
@@ -60,7 +63,7 @@ func (e *engine) scanLeaks() *leakScan {
 		if th.exited {
 			continue
 		}
-		for r := range th.regs {
+		for _, r := range calleeSaved {
 			for _, s := range th.regs[r] {
 				if live(s.prov) {
 					roots = append(roots, leakEdge{to: s.prov, interior: s.off != 0})
@@ -115,6 +118,12 @@ func (e *engine) scanLeaks() *leakScan {
 	return ls
 }
 
+// calleeSaved are the registers whose pointers count as roots when main
+// returns or exit is called; the others are scratch, which the C
+// library's exit code overwrites before memcheck would look.
+var calleeSaved = [...]int{int(tracepb.Register_RBX), int(tracepb.Register_RBP), int(tracepb.Register_R12),
+	int(tracepb.Register_R13), int(tracepb.Register_R14), int(tracepb.Register_R15)}
+
 // noteExit scans for leaks when main returns or exit is called: the
 // pointers the program held then decide what it leaked. Exit handlers
 // and the C library's own clean-up may drop pointers to blocks they do
@@ -143,12 +152,7 @@ func (e *engine) atEnd() {
 	}
 	for _, c := range e.rules.end {
 		e.report.Stats.Points++
-		ev := e.newEnv(in, th)
-		*ev.lookup(c.r.Point.Var) = slot{bound: true}
-		if ev.holds(c) {
-			e.found(c, ev, Value{}, in, th)
-		}
-		e.free(ev)
+		e.run(c, Value{}, in, th)
 	}
 }
 

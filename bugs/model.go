@@ -1,5 +1,33 @@
 package bugs
 
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Hex is an address or a 64-bit value; in JSON it is a string of
+// lower-case hex with a 0x prefix, as every analyze output writes them
+// (64-bit numbers do not survive most JSON readers).
+type Hex uint64
+
+// MarshalJSON writes "0x...".
+func (h Hex) MarshalJSON() ([]byte, error) { return []byte(fmt.Sprintf(`"%#x"`, uint64(h))), nil }
+
+// UnmarshalJSON reads "0x...".
+func (h *Hex) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return fmt.Errorf("hex value %s: %w", b, err)
+	}
+	v, err := strconv.ParseUint(strings.TrimPrefix(s, "0x"), 16, 64)
+	if err != nil {
+		return fmt.Errorf("hex value %q: %w", s, err)
+	}
+	*h = Hex(v)
+	return nil
+}
+
 // Report is what a bug analysis of one trace found.
 type Report struct {
 	Trace    string    `json:"trace"`
@@ -45,7 +73,7 @@ type Finding struct {
 	Stack []Site `json:"stack,omitempty"`
 	// Address and Size describe the access, the freed pointer or the
 	// value, when the detection point has one.
-	Address uint64 `json:"address,omitempty"`
+	Address Hex    `json:"address,omitempty"`
 	Size    uint32 `json:"size,omitempty"`
 	// Block is the heap block involved, when there is one.
 	Block *BlockInfo `json:"block,omitempty"`
@@ -59,7 +87,7 @@ type Finding struct {
 
 // Site is an instruction with its source position.
 type Site struct {
-	PC       uint64 `json:"pc"`
+	PC       Hex    `json:"pc"`
 	Function string `json:"function,omitempty"`
 	File     string `json:"file,omitempty"`
 	Line     uint32 `json:"line,omitempty"`
@@ -69,7 +97,7 @@ type Site struct {
 // BlockInfo describes a heap block.
 type BlockInfo struct {
 	ID     uint32 `json:"id"` // never reused within a run
-	Base   uint64 `json:"base"`
+	Base   Hex    `json:"base"`
 	Size   uint64 `json:"size"`
 	Family string `json:"family"` // malloc, new, new[], or the user allocator's name
 	// AllocSeq is the event of the allocator's return; Alloc its call
@@ -88,7 +116,7 @@ type BlockInfo struct {
 // point back through the copies that carried it to where it was generated.
 type Chain struct {
 	Var   string `json:"var"`   // the rule's variable (r, r1, v)
-	Value uint64 `json:"value"` // the value at the detection point
+	Value Hex    `json:"value"` // the value at the detection point
 	Steps []Step `json:"steps"` // newest first; the last is the generation, or the point where the trace lost track
 	// Instructions is how many instructions the chain holds (what a user
 	// examines to follow it).
@@ -117,7 +145,7 @@ type Step struct {
 	// Seq is the trace event of the step's instruction (0 for a
 	// generating instruction, which the chain names by its statement).
 	Seq     uint64 `json:"seq,omitempty"`
-	Address uint64 `json:"address,omitempty"` // the memory location, for loads and stores
+	Address Hex    `json:"address,omitempty"` // the memory location, for loads and stores
 	Site
 	// Note says more for the last step (the allocator, the constant, why
 	// the chain ends).

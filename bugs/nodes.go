@@ -46,10 +46,17 @@ type nodeArena struct {
 }
 
 func newNodeArena() *nodeArena {
-	return &nodeArena{n: make([]onode, 1, minArena), limit: minArena}
+	return &nodeArena{n: make([]onode, 1, 1<<12), limit: minArena}
 }
 
 func (a *nodeArena) add(nd onode) uint32 {
+	if len(a.n) == cap(a.n) {
+		// Double (append grows large slices by a quarter, copying them
+		// more often).
+		n := make([]onode, len(a.n), 2*cap(a.n))
+		copy(n, a.n)
+		a.n = n
+	}
 	a.n = append(a.n, nd)
 	return uint32(len(a.n) - 1)
 }
@@ -79,14 +86,8 @@ func (a *nodeArena) compact(mark func(keep func(uint32))) []uint32 {
 		}
 	}
 	a.n = a.n[:j]
-	// Room for as many new nodes as are live (at least minArena), made
-	// once: growing the arena by appending would copy it again and again.
+	// Room for as many new nodes as are live, at least minArena.
 	a.limit = max(minArena, 2*int(j))
-	if cap(a.n) < a.limit {
-		n := make([]onode, j, a.limit)
-		copy(n, a.n)
-		a.n = n
-	}
 	return remap
 }
 

@@ -24,24 +24,35 @@ type page struct {
 	v   [pageWords]uint64 // the value last stored by the program (for the leak scan)
 }
 
-// memory is the shadow of the program's memory, by page.
+// memory is the shadow of the program's memory, by page, with a small
+// direct-mapped cache of pages in front of the map (a program's accesses
+// alternate between a few pages: its stack, its globals, the heap).
 type memory struct {
-	pages    map[uint64]*page
-	lastNo   uint64
-	lastPage *page
+	pages   map[uint64]*page
+	cacheNo [pageCache]uint64
+	cacheP  [pageCache]*page
 }
 
-func newMemory() *memory { return &memory{pages: make(map[uint64]*page), lastNo: ^uint64(0)} }
+const pageCache = 64
+
+func newMemory() *memory {
+	m := &memory{pages: make(map[uint64]*page)}
+	for i := range m.cacheNo {
+		m.cacheNo[i] = ^uint64(0)
+	}
+	return m
+}
 
 // get returns the page of a, or nil.
 func (m *memory) get(a uint64) *page {
 	no := a >> pageShift
-	if no == m.lastNo {
-		return m.lastPage
+	k := no % pageCache
+	if m.cacheNo[k] == no {
+		return m.cacheP[k]
 	}
 	p := m.pages[no]
 	if p != nil {
-		m.lastNo, m.lastPage = no, p
+		m.cacheNo[k], m.cacheP[k] = no, p
 	}
 	return p
 }
@@ -54,7 +65,8 @@ func (m *memory) make(a uint64) *page {
 	no := a >> pageShift
 	p := &page{}
 	m.pages[no] = p
-	m.lastNo, m.lastPage = no, p
+	k := no % pageCache
+	m.cacheNo[k], m.cacheP[k] = no, p
 	return p
 }
 

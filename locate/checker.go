@@ -7,7 +7,7 @@ import (
 	"strings"
 )
 
-// Inconsistency is a violated constraint instance: seed 002's <c, G>, the
+// Inconsistency is a violated constraint instance: the fault-location paper's <c, G>, the
 // constraint and the nodes its universal variables were bound to (plus
 // the loop index of an intra-node constraint).
 type Inconsistency struct {

@@ -35,7 +35,7 @@ const (
 )
 
 // arg is one value a constraint check read: the check's "arguments" of
-// seed 002's Definitions 2 and 3.
+// the fault-location paper's Definitions 2 and 3.
 type arg struct {
 	k    argKind
 	a, b *mnode

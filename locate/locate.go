@@ -240,7 +240,7 @@ type pending struct {
 }
 
 // Locate finds the first C-point with violations and traces them back to
-// the graph changes that contributed to them (seed 002 Algorithm 1 as the
+// the graph changes that contributed to them (the fault-location paper Algorithm 1 as the
 // research digest corrects it): it rolls the model back one change at a
 // time, and for each change that touched a node a pending inconsistency
 // depends on (modification prediction) compares the inconsistency's

@@ -14,7 +14,7 @@ import (
 	"github.com/mgtrace/mgtrace/schema"
 )
 
-// paperLimit is seed 002's Table 3: the statements its tool reported for
+// paperLimit is the fault-location paper's Table 3: the statements its tool reported for
 // each structure. Fault location must report no more, and always the
 // faulty one.
 var paperLimit = map[string]int{

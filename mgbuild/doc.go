@@ -1,4 +1,4 @@
-// Package mgbuild builds MG++ memory graphs from traces (seed 001: Singh,
+// Package mgbuild builds MG++ memory graphs from traces (the MG++ paper: Singh,
 // Gupta and Neamtiu, "MG++: Memory graphs for analyzing dynamic data
 // structures"): one graph holding the heap's shape at every moment of a
 // run, each node and edge labelled with the timestamp and the statement

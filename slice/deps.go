@@ -11,7 +11,7 @@ import (
 // uses it (its user). Registers are per thread; memory is by byte.
 //
 // Two implementations: listDeps is the baseline's list (Algorithm 4 of
-// seed 000 chapter 5, as in DrDebug): every query scans it. indexedDeps
+// Singh's dissertation, chapter 5, as in DrDebug): every query scans it. indexedDeps
 // finds a location's users through a hash of 8-byte words and per-thread
 // register heads.
 type depList interface {

@@ -16,7 +16,7 @@ import (
 // Algorithm chooses how the backward traversal tests each instance.
 type Algorithm uint8
 
-// The algorithms of seed 000 chapter 5.
+// The algorithms of Singh's dissertation, chapter 5.
 const (
 	// Improved is Algorithm 5: a cheap filter (coalesced memory ranges,
 	// register bits, wanted branch instances) in front of the full test,
@@ -74,7 +74,7 @@ type Options struct {
 	// DataOnly follows data dependences only.
 	DataOnly bool
 	// PruneSaveRestore bypasses verified callee save/restore pairs
-	// (seed 004 section 5.4.2).
+	// (Wang's dissertation section 5.4.2).
 	PruneSaveRestore bool
 	// MaxDepth keeps only instances at most this many dependences from
 	// the criterion (0: no limit).

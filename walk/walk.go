@@ -247,6 +247,9 @@ func (w *walker) run(opt Options) (Stats, error) {
 }
 
 func (w *walker) thread(t schema.ThreadID) (*pending, error) {
+	if w.last != nil && w.last.in.Thread == t {
+		return w.last, nil
+	}
 	p := w.threads[t]
 	if p == nil {
 		p = &pending{}

@@ -1,7 +1,7 @@
 // Command locatebench measures constraint checking and fault location
-// (package locate) on the data structure suite of seed 002's evaluation
+// (package locate) on the data structure suite of the fault-location paper's evaluation
 // (testdata/programs/ds: nine programs, their specs and injected faults),
-// against the design's targets and the paper's figures (seed 002 section
+// against the design's targets and the paper's figures (the fault-location paper section
 // 6, Table 3; Tables 4.1 and 4.2 of the research digest).
 //
 // For each data structure it records the correct build once (seed 1, a

@@ -199,7 +199,7 @@ func (rep *report) markdown() string {
 			}
 		}
 		p("\n")
-		p("### Table 3: statements to examine (seed 002)\n\n")
+		p("### Table 3: statements to examine (the fault-location paper)\n\n")
 		p("| structure | located (most over its faults) | paper: Ours | Tarantula worst (most over its faults) | Tarantula best | paper: Tarantula |\n")
 		p("|---|---:|---:|---:|---:|---:|\n")
 		for _, r := range rep.rows {

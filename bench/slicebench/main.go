@@ -1,5 +1,5 @@
 // Command slicebench measures backward dynamic slicing (package slice) on
-// recorded runs of about 1 M and 10 M instruction instances, as seed 000
+// recorded runs of about 1 M and 10 M instruction instances, as Singh's dissertation
 // chapter 5 evaluates it (research digest section 3.5): the criteria are
 // the last -criteria (5) memory reads of the main thread, criterion #1 the
 // last; each is sliced with the improved algorithm (Algorithm 5) and the
@@ -93,7 +93,7 @@ const usage = `usage: slicebench [flags] [TRACE...]
 Measures backward dynamic slicing (package slice) on recorded runs of
 testdata/programs/slicework.c of about 1 M and 10 M instruction instances:
 slice.Load, then the improved and the baseline traversal from each of the
-last 5 memory reads of the main thread (seed 000 chapter 5), their speed-up,
+last 5 memory reads of the main thread (Singh's dissertation, chapter 5), their speed-up,
 and analyze slice end to end (target: <= 10 s on the 10 M run). Traces
 given as arguments are measured instead of recorded runs. -results FILE
 updates the slicebench section of a Markdown file (make bench-slice uses

@@ -196,7 +196,7 @@ entries and a counter array; built with `+"`gcc -g -O1 -fno-omit-frame-pointer`"
 `+"`record -q`"+`; "instances" are the instruction instances slice.Load builds (`+"`Run.Instances`"+`),
 libc's start-up and exit included. "slice.Load" times opening the trace and `+"`slice.Load`"+` (reading
 every event, building the instances and their accesses, the control dependences), in this process,
-median of %d. The criteria are, as in seed 000 section 5.4, the last %d memory reads (LOAD events) of
+median of %d. The criteria are, as in Singh's dissertation section 5.4, the last %d memory reads (LOAD events) of
 the main thread, #1 the last; each is `+"`seq:N`"+` of its event. "improved" and "baseline" time
 `+"`slice.Slice`"+` with Algorithm 5 and Algorithm 4 (median of %d, after a GC; default options: data
 and control dependences, address registers followed); a baseline traversal still running after %v

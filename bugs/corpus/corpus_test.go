@@ -158,7 +158,7 @@ func TestMarkedLines(t *testing.T) {
 			corpus.DoubleFree:           regexp.MustCompile(`\b(free|realloc)\(`),
 			corpus.DanglingPointerDeref: regexp.MustCompile(`\bfree\(`),
 			corpus.NullPointerDeref:     regexp.MustCompile(`\bNULL\b`),
-			corpus.HeapBufferOverflow:   regexp.MustCompile(`\b(malloc|calloc|realloc)\(`),
+			corpus.HeapBufferOverflow:   regexp.MustCompile(`\b(malloc|calloc|realloc|posix_memalign|aligned_alloc|memalign)\(`),
 			corpus.UninitializedRead:    regexp.MustCompile(`\b(malloc|realloc)\(`),
 			corpus.MismatchedFree:       regexp.MustCompile(`\b(malloc\(|new\b)`),
 			corpus.DefiniteLeak:         regexp.MustCompile(`\b(malloc|strdup)\(`),

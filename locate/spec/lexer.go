@@ -248,7 +248,7 @@ func (l *lexer) next() token {
 		t.text = string(l.src[t.off:l.off])
 		if k, ok := unicodeOps[r]; ok && r != utf8.RuneError {
 			t.kind = k
-			// ↛↠, the seed's "path not allowed", is !~>.
+			// ↛↠, the paper's "path not allowed", is !~>.
 			if r2, size2 := utf8.DecodeRune(l.src[l.off:]); r == '↛' && r2 == '↠' {
 				l.off += size2
 				t.kind = tNoPath

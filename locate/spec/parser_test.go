@@ -319,10 +319,10 @@ func TestParseTextFoldsCommentsAndSpace(t *testing.T) {
 }
 
 // The examples of SPEC-LANGUAGE.md and of the seed (digest section 1.9),
-// as written there; the seed's prose lines (`– struct ...`) and the
+// as written there; the paper's prose lines (`– struct ...`) and the
 // constraint labels (`..(c1)`) are comments here.
 var examples = map[string]string{
-	"contract": `// quad tree (seed 002, Figure 2)
+	"contract": `// quad tree (the fault-location paper, Figure 2)
 qdtree FIELD 9 EDGE 5;
 qdtree X; X.ISROOT == false => X.INDEGREE == 1;
 qdtree X; qdtree Y; X ~> Y => Y !~> X;
@@ -439,7 +439,7 @@ func TestParseExamples(t *testing.T) {
 	}
 }
 
-// fakeLayout is the debug info of a program with the seed's structures.
+// fakeLayout is the debug info of a program with the paper's structures.
 func fakeLayout(name string) (*Layout, bool) {
 	mk := func(n int, ptr ...int) *Layout {
 		l := &Layout{Name: name}

@@ -1,4 +1,4 @@
-/* breaklist.c: the MG++ paper's running example (seed 001, Figures 1 and
+/* breaklist.c: the MG++ paper's running example (the MG++ paper, Figures 1 and
    2): a two-node list is built and then broken by a NULL store.
 
    Exercises: the six graph changes of the example, one statement each,

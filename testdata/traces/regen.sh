@@ -5,6 +5,9 @@
 # made relative to the repository with -ffile-prefix-map, so the traces
 # name testdata/programs/NAME.c wherever they were made.
 #
+# The bug corpus' programs, testdata/programs/bugs/PROG.c, are recorded
+# into testdata/traces/bugs/PROG.trace with the flags below.
+#
 # The slicer's programs, testdata/programs/slice/PROG.c, are recorded into
 # testdata/traces/slice/PROG.trace, built as their README says: -O0, or the
 # flags of the program's `// flags:` line.
@@ -35,9 +38,12 @@ runs=(
 	"specsem-cycle:cycle"
 	"specsem-wild:wild"
 	"slice/loop:"
+	"bugs/df_shallow_copy:"
+	"bugs/ho_neighbour:"
+	"bugs/np_lookup:tmp"
 )
 wanted=" $* "
-mkdir -p testdata/traces/slice
+mkdir -p testdata/traces/slice testdata/traces/bugs
 for run in "${runs[@]}"; do
 	name=${run%%:*}
 	args=${run#*:}
@@ -52,6 +58,10 @@ for run in "${runs[@]}"; do
 			read -ra f <<<"${line#// flags:}"
 			f+=("${common[@]}")
 		fi
+	elif [[ $name == bugs/* ]]; then
+		prog=${name#bugs/}
+		src=testdata/programs/bugs/$prog.c
+		f=("${flags[@]}")
 	else
 		prog=${name%%-*}
 		src=testdata/programs/$prog.c

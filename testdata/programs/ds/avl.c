@@ -1,7 +1,7 @@
-/* avl.c: an AVL tree, the "AVL tree" of seed 002's evaluation (Table 3),
+/* avl.c: an AVL tree, the "AVL tree" of the fault-location paper's evaluation (Table 3),
    with injectable faults.
 
-   What it does: the node is seed 002's struct avltree (a value and two
+   What it does: the node is the fault-location paper's struct avltree (a value and two
    children, right before left, no stored height: heights are computed
    by walking the subtrees). Inserts and deletes are the usual recursive
    ones; after each, the nodes on the way back up are rebalanced by

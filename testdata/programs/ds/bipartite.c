@@ -1,4 +1,4 @@
-/* bipartite.c: a bipartite graph, the "Bipartite graph" of seed 002's
+/* bipartite.c: a bipartite graph, the "Bipartite graph" of the fault-location paper's
    evaluation (Table 3), with injectable faults.
 
    What it does: BASE (1000) vertices, alternately on side 0 and side 1;

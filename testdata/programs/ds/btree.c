@@ -1,4 +1,4 @@
-/* btree.c: a B-tree of order 3 (a 2-3 tree), the "B tree" of seed 002's
+/* btree.c: a B-tree of order 3 (a 2-3 tree), the "B tree" of the fault-location paper's
    evaluation (Table 3) with its node (Example 4), with injectable faults.
 
    What it does: a node holds one or two keys (count) and, unless it is a

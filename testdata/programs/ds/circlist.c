@@ -1,5 +1,5 @@
 /* circlist.c: a circular singly linked list without a sentinel, the
-   "Circular linked list" of seed 002's evaluation (Table 3), with
+   "Circular linked list" of the fault-location paper's evaluation (Table 3), with
    injectable faults.
 
    What it does: builds a circle of BASE (1000) nodes by inserts at

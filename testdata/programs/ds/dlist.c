@@ -1,4 +1,4 @@
-/* dlist.c: a doubly linked list, the "Doubly-linked list" of seed 002's
+/* dlist.c: a doubly linked list, the "Doubly-linked list" of the fault-location paper's
    evaluation (Table 3), with injectable faults.
 
    What it does: builds a list of BASE (1000) nodes by inserts at random

@@ -1,5 +1,5 @@
 /* ordlist.c: an ordered (sorted, singly linked) list, the "Ordered list"
-   of seed 002's evaluation (Table 3), with injectable faults.
+   of the fault-location paper's evaluation (Table 3), with injectable faults.
 
    What it does: builds a list of BASE (1000) random keys by sorted
    inserts, then runs OPS (500) random operations: insert a random key

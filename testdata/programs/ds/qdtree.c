@@ -1,5 +1,5 @@
-/* qdtree.c: a point quad tree, the paper's running example (seed 002,
-   Figure 1; seed 000, Figure 4.1) and the "Quad tree" of its evaluation
+/* qdtree.c: a point quad tree, the paper's running example (the fault-location paper,
+   Figure 1; Singh's dissertation, Figure 4.1) and the "Quad tree" of its evaluation
    (Table 3), with injectable faults, among them the paper's own.
 
    What it does: the tree covers the square [0, 1024) x [0, 1024); a leaf
@@ -38,7 +38,7 @@
    Faults (-DFAULT=k; each fires once, at the first chance at or after
    the given op of the second phase; the faulty store is on the line
    marked with the comment FAULT k):
-   1  split, line 458: the paper's fault (seed 002 Figure 1 line 40):
+   1  split, line 458: the paper's fault (the fault-location paper Figure 1 line 40):
       while a node is split, its parent's child[0] (a sibling of the
       node) is set to NULL, so the parent has three children
       (X -> Y => X.OUTDEGREE == 4 broken for its three edges) and the

@@ -1,9 +1,9 @@
-/* rbtree.c: a red-black tree, the "Red-Black tree" of seed 002's
+/* rbtree.c: a red-black tree, the "Red-Black tree" of the fault-location paper's
    evaluation (Table 3), with injectable faults.
 
    What it does: a left-leaning red-black tree (Sedgewick's LLRB: the
    recursive insert and delete, rotations and color flips, no parent
-   pointers), whose node is seed 002's struct rbtree (color, right, left)
+   pointers), whose node is the fault-location paper's struct rbtree (color, right, left)
    with a key after them. At every C-point the root is black, a red node
    has black children, and every path from a node down to a NULL child
    meets the same number of black nodes. The program inserts BASE (1000)
