@@ -451,11 +451,17 @@ func (rep *report) markdownCorpus(w *strings.Builder) {
 	}
 	mdTable(w, classHeader, cells)
 	t := rows[len(rows)-1]
+	signalled := 0
+	for _, r := range rep.progs {
+		if r.recordExit > 128 {
+			signalled += len(r.extra)
+		}
+	}
 	p("Of %d expected bugs (program and class), analyze bugs reports %d at the symptom line, %d of them naming a root line; "+
 		"memcheck reports %d at the symptom line (%d of the class at any line), %d of them naming a root line. "+
 		"False alarms on the correct programs: analyze bugs %d, memcheck %d. Findings of classes a bug program does not expect: "+
-		"analyze bugs %d, memcheck %d (listed below: most are consequences of the bug, such as the leak a failed free leaves).\n\n",
-		t.programs, t.found, t.root, t.mcFound, t.mcAny, t.mcRoot, t.okFalse, t.mcOkFalse, t.other, t.mcOther)
+		"analyze bugs %d (%d of them at the end of a recorded run killed by a signal), memcheck %d; all are listed below.\n\n",
+		t.programs, t.found, t.root, t.mcFound, t.mcAny, t.mcRoot, t.okFalse, t.mcOkFalse, t.other, signalled, t.mcOther)
 	if n := rep.failures(); n > 0 {
 		p("**%d programs could not be measured** (counted as found by neither tool):\n\n", n)
 		for _, r := range rep.progs {
@@ -632,7 +638,11 @@ func (rep *report) markdownSpeed(w *strings.Builder) {
 		if s.skipped != "" {
 			continue
 		}
-		p("- **%s**: `%s %s` (%s): %s.\n", s.prog.name, filepath.Base(s.path), quoteArgs(s.prog.args), s.path, s.prog.about)
+		from := s.path
+		if s.prog.source != "" {
+			from = fmt.Sprintf("built with `gcc %s -I include`", strings.Join(speedGCCFlags, " "))
+		}
+		p("- **%s**: `%s %s` (%s): %s.\n", s.prog.name, filepath.Base(s.path), quoteArgs(s.prog.args), from, s.prog.about)
 	}
 	p("\n")
 	p("#### What each tool reports on these programs\n\n")

@@ -87,7 +87,6 @@ type speedResult struct {
 	peakRSS                    int64 // of the analysis (VmHWM), 0 when unknown
 	report                     *bugs.Report
 	mc                         mcOutput
-	mcExit                     int
 }
 
 // eventsPerSec is the analysis's speed in trace events per second.
