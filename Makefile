@@ -23,7 +23,7 @@ SLICE_TIMEOUT ?= 120s
 PROTOC_GO_OUT = protoc --plugin=protoc-gen-go=bin/protoc-gen-go \
 	--go_opt=module=$(MODULE) -I schema schema/trace.proto
 
-.PHONY: traces pgo all help deps build test fmt-check vet race check-generate generate bench bench-record bench-mg bench-locate bench-slice demo fuzz clean
+.PHONY: traces pgo all help deps build test fmt-check vet race check-generate generate bench bench-record bench-mg bench-locate bench-slice bench-bugs demo fuzz clean
 
 all: build
 
@@ -39,6 +39,7 @@ help:
 	@echo 'make bench-mg        MG++ build speed, bytes per node+edge, snapshot time, node counts; update bench/RESULTS.md'
 	@echo 'make bench-locate    constraint checking and fault location on testdata/programs/ds, Tarantula, Table 3; update bench/RESULTS.md (about 10 minutes)'
 	@echo 'make bench-slice     backward slicing of ~1 M and ~10 M-instruction runs: slice.Load, improved vs baseline traversal, analyze slice end to end; update bench/RESULTS.md (about 30 minutes)'
+	@echo 'make bench-bugs      analyze bugs against valgrind memcheck: detection per class on testdata/programs/bugs, Wang table 3.4 (chains vs slices), speed on the record benchmark programs; update bench/RESULTS.md (about 7 minutes)'
 	@echo 'make traces          re-record the small traces in testdata/traces/ that analysis tests use'
 	@echo 'make pgo             regenerate record/default.pgo, the profile bin/record is optimized with'
 	@echo 'make fuzz            fuzz the trace reader, the probe stream decoder, the graph builder, the spec parser, the instruction decoder and the bug-rule parser, FUZZTIME=$(FUZZTIME) each'
@@ -58,7 +59,7 @@ build:
 
 # bin/tracegen, bin/tracebench and bin/recordbench: the synthetic trace
 # writer and the benchmarks.
-bin/tracegen bin/tracebench bin/recordbench bin/mgbench bin/locatebench bin/slicebench: bin/%: FORCE
+bin/tracegen bin/tracebench bin/recordbench bin/mgbench bin/locatebench bin/slicebench bin/bugsbench: bin/%: FORCE
 	$(GO) build -buildvcs=false -o $@ ./bench/$*
 
 test: deps fmt-check vet
@@ -142,6 +143,15 @@ bench-locate: build bin/locatebench
 # baseline traversal.
 bench-slice: build bin/slicebench
 	bin/slicebench -runs $(BENCH_RUNS) -timeout $(SLICE_TIMEOUT) -results bench/RESULTS.md
+
+# The memory-bug finder (package bugs, analyze bugs) against Valgrind's
+# memcheck (bench/bugsbench): detection per class on the corpus
+# testdata/programs/bugs with both tools, Wang's table 3.4 (value
+# propagation chains against dynamic slices and the whole run), and the
+# speed of record + analysis on one core against memcheck on the record
+# benchmark's programs.
+bench-bugs: build bin/bugsbench
+	bin/bugsbench -results bench/RESULTS.md
 
 # testdata/traces/*.trace: small recorded traces that analysis tests read
 # without the recorder (see testdata/traces/README.md).
