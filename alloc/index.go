@@ -4,6 +4,9 @@ import "sort"
 
 const pageShift = 12
 
+// pageCache is the size of the index's page cache.
+const pageCache = 256
+
 // Span is the address range [Lo, Hi).
 type Span struct{ Lo, Hi uint64 }
 
@@ -13,8 +16,12 @@ type Span struct{ Lo, Hi uint64 }
 // start.
 type Index struct {
 	pages map[uint64][]uint32
-	ext   []Span // by id; {0, 0} when not live
-	last  uint32 // the id of the last hit, a cache
+	// A direct-mapped cache of pages' lists (empty ones too): page+1, so
+	// that the zero value is no page.
+	cacheNo  [pageCache]uint64
+	cacheIDs [pageCache][]uint32
+	ext      []Span // by id; {0, 0} when not live
+	last     uint32 // the id of the last hit, a cache
 }
 
 // NewIndex returns an empty index.
@@ -34,7 +41,15 @@ func (x *Index) Find(a uint64) uint32 {
 	if e := x.ext[x.last]; a >= e.Lo && a < e.Hi {
 		return x.last
 	}
-	ids := x.pages[a>>pageShift]
+	p := a >> pageShift
+	k := p % pageCache
+	var ids []uint32
+	if x.cacheNo[k] == p+1 {
+		ids = x.cacheIDs[k]
+	} else {
+		ids = x.pages[p]
+		x.cacheNo[k], x.cacheIDs[k] = p+1, ids
+	}
 	i := sort.Search(len(ids), func(i int) bool { return x.ext[ids[i]].Lo > a }) - 1
 	if i >= 0 && a < x.ext[ids[i]].Hi {
 		x.last = ids[i]
@@ -79,7 +94,15 @@ func (x *Index) Set(id uint32, lo, hi uint64) {
 	}
 }
 
+// forget drops page p from the cache.
+func (x *Index) forget(p uint64) {
+	if k := p % pageCache; x.cacheNo[k] == p+1 {
+		x.cacheNo[k] = 0
+	}
+}
+
 func (x *Index) insert(p uint64, id uint32) {
+	x.forget(p)
 	ids := x.pages[p]
 	lo := x.ext[id].Lo
 	i := sort.Search(len(ids), func(i int) bool { return x.ext[ids[i]].Lo > lo })
@@ -90,6 +113,7 @@ func (x *Index) insert(p uint64, id uint32) {
 }
 
 func (x *Index) delete(p uint64, id uint32) {
+	x.forget(p)
 	ids := x.pages[p]
 	for i, v := range ids {
 		if v == id {

@@ -193,6 +193,9 @@ func (e *engine) foundOne(c *crule, fr *scope, v Value, in *walk.Instance, th *t
 		return
 	}
 	f := Finding{Rule: c.r.Name, Seq: in.Seq, Instr: in.N, Thread: uint32(th.id), Where: where, Stack: st, Count: 1}
+	if v.seq != 0 {
+		f.Seq = v.seq // the instruction's own event: analyze slice --criterion seq:N starts from it
+	}
 	if v.isBlock {
 		f.Address, f.Size = Hex(v.V), uint32(min(e.blocks[v.block].size, 1<<31))
 		f.Block = e.blockInfo(v.block)

@@ -118,6 +118,7 @@ type engine struct {
 	ended    bool
 	scan     *leakScan // at the end of the run
 	scanners map[uint32]bool
+	fatal bool // the run was killed by a signal
 	// heapLo and heapHi bound every block ever allocated.
 	heapLo, heapHi uint64
 	libPages       map[uint64]bool
@@ -248,7 +249,8 @@ func (e *engine) Instance(in *walk.Instance) error {
 		e.fault(th, in)
 	}
 	if !inAlloc && info.Class == insn.CondJump && e.rules.has[pointUseI] && th.und[rFlags] != 0 {
-		e.use(th, in, rFlags, 0)
+		// A conditional jump ends its block: the block's event names it.
+		e.use(th, in, rFlags, 0, in.Seq)
 	}
 	if !st.Bad {
 		e.propagate(th, in, info)
@@ -311,15 +313,15 @@ func (e *engine) addressUse(th *thread, in *walk.Instance, a *walk.Access) {
 			continue
 		}
 		if th.und[ri] != 0 {
-			e.use(th, in, ri, a.Addr)
+			e.use(th, in, ri, a.Addr, a.Seq)
 		}
 	}
 }
 
 // use runs the use rules on the value in register r, then counts it as
 // defined (one report per undefined value, as memcheck does).
-func (e *engine) use(th *thread, in *walk.Instance, r int, addr uint64) {
-	v := Value{V: addr, sh: th.regs[r][0], und: th.und[r], width: 8}
+func (e *engine) use(th *thread, in *walk.Instance, r int, addr, seq uint64) {
+	v := Value{V: addr, sh: th.regs[r][0], und: th.und[r], width: 8, seq: seq}
 	e.fire(pointUseI, "", v, in, th)
 	th.und[r] = 0
 }
@@ -330,7 +332,7 @@ func (e *engine) deref(th *thread, in *walk.Instance, a *walk.Access) {
 	// An access that did not fault did not go through NULL: its pointer
 	// is its address (the recorded base value is not always the decoded
 	// operand's base register).
-	v := Value{V: a.Addr, ptr: a.Addr, width: a.Size, access: true}
+	v := Value{V: a.Addr, ptr: a.Addr, width: a.Size, access: true, seq: a.Seq}
 	if a.Size > 8 && !a.Write && (a.Addr%uint64(a.Size) == 0 || e.scanner(in.Static.PC, in.Static.Function)) {
 		// String functions read whole vectors past a terminator (aligned
 		// ones never cross a page): memcheck replaces those functions.
@@ -376,9 +378,11 @@ func (e *engine) deref(th *thread, in *walk.Instance, a *walk.Access) {
 		v.guessed = true
 	}
 	b := &e.blocks[v.sh.prov]
-	if !a.Write && a.Size > 8 && a.Addr < b.base+b.size && a.Addr+uint64(a.Size) > b.base {
-		// A vector load that overlaps its block: string functions read
-		// whole vectors past a terminator (partial loads are fine).
+	if !a.Write && a.Addr < b.base+b.size && a.Addr+uint64(a.Size) > b.base &&
+		(a.Size > 8 || e.scanner(in.Static.PC, in.Static.Function)) {
+		// A load that overlaps its block in part: a vector load (partial
+		// loads are fine, as memcheck's --partial-loads-ok), or the C
+		// library's or the loader's word-at-a-time string code.
 		return
 	}
 	kind := pointDerefRI
@@ -394,7 +398,7 @@ func (e *engine) fault(th *thread, in *walk.Instance) {
 	if f.Num != 11 && f.Num != 7 { // SIGSEGV, SIGBUS
 		return
 	}
-	v := Value{V: f.Addr, ptr: f.Addr, width: 8, access: true, faulted: true}
+	v := Value{V: f.Addr, ptr: f.Addr, width: 8, access: true, faulted: true, seq: f.Seq}
 	if f.Addr < nullPage {
 		v.ptr = 0
 	}
@@ -425,7 +429,7 @@ func (e *engine) call(th *thread, in *walk.Instance, ev *schema.Event) {
 	if th.allocDepth == 0 {
 		e.lastCall[f.name] = in.N
 		if e.rules.has[pointCallI] {
-			e.fire(pointCallI, f.name, Value{V: ev.Args[0], ptr: ev.Args[0], sh: fr.arg0, und: th.und[rRDI], width: 8}, in, th)
+			e.fire(pointCallI, f.name, Value{V: ev.Args[0], ptr: ev.Args[0], sh: fr.arg0, und: th.und[rRDI], width: 8, seq: ev.Seq}, in, th)
 		}
 		if f.fn == alloc.Free {
 			e.release(th, in, &fr)
@@ -483,7 +487,7 @@ func (e *engine) ret(th *thread, in *walk.Instance, ev *schema.Event) {
 		e.noteExit(fr.name)
 	}
 	if th.allocDepth == 0 && e.rules.has[pointRetI] {
-		e.fire(pointRetI, fr.name, Value{V: ev.Value, ptr: ev.Value, sh: th.regs[rRAX][0], und: th.und[rRAX], width: 8}, in, th)
+		e.fire(pointRetI, fr.name, Value{V: ev.Value, ptr: ev.Value, sh: th.regs[rRAX][0], und: th.und[rRAX], width: 8, seq: ev.Seq}, in, th)
 	}
 }
 
@@ -620,7 +624,12 @@ func (e *engine) release(th *thread, in *walk.Instance, f *frame) {
 		return // free(NULL) does nothing
 	}
 	e.report.Stats.Frees++
-	v := Value{V: p, ptr: p, sh: f.arg0, fam: f.fam, width: 8, free: true}
+	v := Value{V: p, ptr: p, sh: f.arg0, fam: f.fam, width: 8, free: true, seq: in.Seq}
+	if in.Event != nil {
+		v.seq = in.Event.Seq
+	} else if len(in.Acc) > 0 {
+		v.seq = in.Acc[0].Seq
+	}
 	if v.sh.prov == 0 || e.blocks[v.sh.prov].base > p || p >= e.blocks[v.sh.prov].base+max(e.blocks[v.sh.prov].size, 1) {
 		// Provenance lost or pointing elsewhere: the block that holds p.
 		if id := e.live.Find(p); id != 0 {
@@ -666,7 +675,7 @@ func (e *engine) syscall(th *thread, in *walk.Instance, ev *schema.Event) {
 						if sh.ub == 0 {
 							sh.ub = e.live.Find(a + off)
 						}
-						e.fire(pointUseI, "", Value{V: a + off, sh: sh, und: u, width: n, syscall: ev.Num}, in, th)
+						e.fire(pointUseI, "", Value{V: a + off, sh: sh, und: u, width: n, syscall: ev.Num, seq: ev.Seq}, in, th)
 						break
 					}
 				}

@@ -24,7 +24,8 @@ type Value struct {
 	free    bool
 	guessed bool // the block was found by address, not provenance
 	block   uint32
-	isBlock bool // a block of H or F, not a pointer
+	isBlock bool   // a block of H or F, not a pointer
+	seq     uint64 // the trace event of the detection point's instruction (its access, call, fault), 0 when it has none
 }
 
 // Detection-point kinds as the engine fires them (deref fires both).

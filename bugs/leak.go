@@ -34,10 +34,10 @@ func (e *engine) scanLeaks() *leakScan {
 			if th.stackHi == 0 || a+64<<10 < th.stackLo || a > th.stackHi+4<<10 {
 				continue
 			}
-			if th.exited {
+			if th.exited && !e.fatal {
 				return a <= th.stackHi // the stack, not the thread's control block above it
 			}
-			return a+128 < th.lastSP
+			return a < th.lastSP // the scan is made at a return or a call: no red zone is live
 		}
 		return false
 	}
@@ -60,7 +60,7 @@ func (e *engine) scanLeaks() *leakScan {
 		roots = append(roots, ed)
 	})
 	for _, th := range e.threads {
-		if th.exited {
+		if th.exited && !e.fatal {
 			continue
 		}
 		for _, r := range calleeSaved {
@@ -156,9 +156,14 @@ func (e *engine) atEnd() {
 	}
 }
 
-// threadEvent notes thread exits (their stacks are no longer roots).
+// threadEvent notes thread exits (their stacks are no longer roots) and
+// a run killed by a signal (its threads' stacks stay what they were when
+// it died: the thread exits the recorder reports then are no returns).
 func (e *engine) threadEvent(ev *schema.Event) {
-	if ev.Kind == schema.KindThreadExit {
+	switch ev.Kind {
+	case schema.KindThreadExit:
 		e.thread(ev.Thread).exited = true
+	case schema.KindExit:
+		e.fatal = ev.Num != 0
 	}
 }

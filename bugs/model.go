@@ -60,9 +60,11 @@ type Stats struct {
 type Finding struct {
 	Rule    string `json:"rule"`    // the rule's name (the bug class for the built-in rules)
 	Message string `json:"message"` // one line for people
-	// Seq is the trace event at which the bug was detected (for analyze
-	// mg --at seq:N and analyze slice --criterion seq:N); Instr the
-	// instruction instance.
+	// Seq is the trace event of the instruction at which the bug was
+	// detected: its load or store, its call of free, its fault (for
+	// analyze mg --at seq:N and analyze slice --criterion seq:N, which
+	// starts from that instruction); for the leak rules, the end of the
+	// run. Instr is the instruction instance.
 	Seq   uint64 `json:"seq"`
 	Instr uint64 `json:"instruction"`
 	// Thread is the recorder's thread id.

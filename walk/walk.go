@@ -42,7 +42,9 @@ type Decoder struct {
 	tables    *schema.Tables
 	byPC      map[uint64]*Static
 	runs      map[uint64][]*Static // by first pc: the instructions blocks run from there
-	statics   []*Static            // by ID
+	cachePC   [runCache]uint64     // a direct-mapped cache of runs
+	cacheRun  [runCache][]*Static
+	statics   []*Static // by ID
 	undecoded int
 }
 
@@ -79,8 +81,13 @@ func (d *Decoder) Static(pc uint64) (*Static, error) {
 // run returns the n instructions that run in address order from pc (fewer
 // when one has no length), from a cache of the runs blocks start with.
 func (d *Decoder) run(pc uint64, n uint32) ([]*Static, error) {
+	k := (pc ^ pc>>12) % runCache
+	if d.cachePC[k] == pc && uint32(len(d.cacheRun[k])) >= n {
+		return d.cacheRun[k][:n], nil
+	}
 	r := d.runs[pc]
 	if uint32(len(r)) >= n {
+		d.cachePC[k], d.cacheRun[k] = pc, r
 		return r[:n], nil
 	}
 	at := pc
@@ -103,8 +110,12 @@ func (d *Decoder) run(pc uint64, n uint32) ([]*Static, error) {
 		at += uint64(s.Info.Len)
 	}
 	d.runs[pc] = r
+	d.cachePC[k], d.cacheRun[k] = pc, r
 	return r, nil
 }
+
+// runCache is the size of the direct-mapped cache in front of the runs.
+const runCache = 4096
 
 // Undecoded returns how many distinct instructions could not be decoded.
 func (d *Decoder) Undecoded() int { return d.undecoded }
