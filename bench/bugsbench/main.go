@@ -70,6 +70,7 @@ type config struct {
 	bin     string   // record and the probe; "" for ROOT/bin
 	results string   // Markdown file to update; "" for none
 	keep    bool     // keep the work directory (binaries, traces, memcheck logs)
+	runs    int      // analyses of each speed program's trace (the median is reported)
 	args    []string // the command line, for the report
 }
 
@@ -83,6 +84,7 @@ func newFlagSet(cfg *config) (*flag.FlagSet, *string) {
 	fs.IntVar(&cfg.jobs, "jobs", runtime.NumCPU(), "corpus programs to build, record, analyse and run under memcheck at once (`N`)")
 	fs.StringVar(&cfg.bin, "bin", "", "directory `DIR` holding record and the probe (default: bin/ of the repository; make build)")
 	fs.StringVar(&cfg.results, "results", "", "update the bugsbench section of Markdown `FILE`")
+	fs.IntVar(&cfg.runs, "runs", 3, "analyses of each speed program's trace, the median reported (`N`)")
 	fs.BoolVar(&cfg.keep, "keep", false, "keep the work directory with the binaries, traces and memcheck logs")
 	return fs, only
 }
@@ -177,6 +179,7 @@ type env struct {
 	work     string // binaries, traces and logs
 	log      io.Writer
 	keep     bool // keep traces and logs in work
+	runs     int  // analyses of each speed trace
 }
 
 // run measures what cfg selects. Progress goes to log.
@@ -187,7 +190,7 @@ func run(ctx context.Context, cfg config, log io.Writer) (*report, error) {
 		return nil, err
 	}
 	rep.commit = results.Commit(root)
-	e := &env{ctx: ctx, root: root, log: log, keep: cfg.keep}
+	e := &env{ctx: ctx, root: root, log: log, keep: cfg.keep, runs: cfg.runs}
 	if e.valgrind, err = exec.LookPath("valgrind"); err != nil {
 		return nil, fmt.Errorf("valgrind not found on PATH: install it (apt-get install valgrind, or make deps)")
 	}

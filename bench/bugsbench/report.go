@@ -611,9 +611,9 @@ func markdown34(w *strings.Builder, rows []t34Row) {
 		"up to the detection point; \"source lines executed\" the distinct file:line of those instances, counted exactly by walking " +
 		"the trace to that point. \"Root in\" says whether a `//@ root=` line of the class is among the chains' steps or the slice's " +
 		"lines. The last two columns are the finding's `Seq` as analyze bugs reports it and the size of the slice `analyze slice " +
-		"--criterion seq:Seq` gives: `Seq` is the BLOCK event of the detecting instruction (or the SIGNAL), which the slicer resolves " +
-		"to the block's last instruction, so that slice is of another instruction whenever the detection is not the last of its " +
-		"block (a row of 1 or 2 instances).\n\n")
+		"--criterion seq:Seq` gives: `Seq` is the event of the detecting instruction itself (its load or store, its call of free, its " +
+		"fault; a branch's BLOCK, which the slicer resolves to the block's last instruction, the branch), so the two slices agree " +
+		"unless the detection has no event of its own.\n\n")
 }
 
 // markdownSpeed writes the speed part.
@@ -694,13 +694,13 @@ func (rep *report) markdownSpeed(w *strings.Builder) {
 		}
 	}
 	p("How to read it. Each program is recorded once with `record -q` (\"record s\", wall time, the trace written to the page cache). "+
-		"\"analysis s\" is the wall time of opening that trace and `bugs.Analyze` with the built-in rules (no flags), in this process with "+
+		"\"analysis s\" is the median of %d wall times (-runs) of opening that trace and `bugs.Analyze` with the built-in rules (no flags), in this process with "+
 		"`runtime.GOMAXPROCS(1)`; events/s and instructions/s are the report's `Stats.Events` and `Stats.Instances` over it; the peak RSS is "+
 		"this process's VmHWM over the analysis (reset before it). \"memcheck s\" is the wall time of `valgrind %s PROGRAM ARGS` on the same "+
 		"executable and arguments; the ratio is (record s + analysis s) / memcheck s: above 1, recording and analysing cost more than "+
-		"memcheck. One run of each; standard input and output are /dev/null. The findings of analyze bugs are listed with whether memcheck "+
+		"memcheck. One recording and one memcheck run of each; standard input and output are /dev/null. The findings of analyze bugs are listed with whether memcheck "+
 		"reports an error of the same class at a frame of the finding's stack (\"same site\"), only elsewhere (\"same class\"), or not at all "+
-		"(\"no\"): a \"no\" is something analyze bugs reports and memcheck does not.\n\n", strings.Join(speedMemcheckArgs, " "))
+		"(\"no\"): a \"no\" is something analyze bugs reports and memcheck does not.\n\n", rep.cfg.runs, strings.Join(speedMemcheckArgs, " "))
 }
 
 // quoteArgs formats arguments for a Markdown code span on one line.

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -131,7 +132,7 @@ func measureSpeed(e *env, b speedProgram) (*speedResult, error) {
 		m.traceBytes = fi.Size()
 	}
 	fmt.Fprintf(e.log, "bugsbench: speed %s: record %.2f s, %s bytes; analysing on one core\n", b.name, d.Seconds(), results.Group(uint64(m.traceBytes)))
-	if err := analyzeOneCore(m, trace); err != nil {
+	if err := analyzeOneCore(m, trace, e.runs); err != nil {
 		return nil, fmt.Errorf("%s: analyze bugs: %w", b.name, err)
 	}
 	if !e.keep {
@@ -229,29 +230,36 @@ func (e *env) timed(name, prog string, args []string, mustSucceed bool) (time.Du
 }
 
 // analyzeOneCore times opening the trace and bugs.Analyze with the
-// built-in rules, with GOMAXPROCS=1, and notes the process's peak RSS
-// over it (VmHWM, reset before).
-func analyzeOneCore(m *speedResult, trace string) error {
+// built-in rules, with GOMAXPROCS=1, runs times (the median is kept: the
+// machine is shared), and notes the process's peak RSS over them (VmHWM,
+// reset before).
+func analyzeOneCore(m *speedResult, trace string, runs int) error {
 	runtime.GC()
 	debug.FreeOSMemory()
 	rssKnown := results.ResetPeakRSS()
 	prev := runtime.GOMAXPROCS(1)
 	defer runtime.GOMAXPROCS(prev)
-	t0 := time.Now()
-	tr, err := schema.Open(trace)
-	if err != nil {
-		return err
+	var times []time.Duration
+	for i := 0; i < max(runs, 1); i++ {
+		t0 := time.Now()
+		tr, err := schema.Open(trace)
+		if err != nil {
+			return err
+		}
+		rep, err := bugs.Analyze(tr, bugs.Options{})
+		tr.Close()
+		times = append(times, time.Since(t0))
+		if err != nil {
+			return err
+		}
+		m.report = rep
+		runtime.GC()
 	}
-	rep, err := bugs.Analyze(tr, bugs.Options{})
-	tr.Close()
-	m.analysis = time.Since(t0)
-	if err != nil {
-		return err
-	}
+	sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
+	m.analysis = times[len(times)/2]
 	if rssKnown {
 		m.peakRSS = results.PeakRSS()
 	}
-	m.report = rep
-	m.events, m.instructions = rep.Stats.Events, rep.Stats.Instances
+	m.events, m.instructions = m.report.Stats.Events, m.report.Stats.Instances
 	return nil
 }
