@@ -202,6 +202,7 @@ func (e *engine) foundOne(c *crule, fr *scope, v Value, in *walk.Instance, th *t
 	} else {
 		f.Address, f.Size = Hex(v.V), v.width
 		f.Block = e.blockInfo(v.sh.prov)
+		f.ByAddress = v.guessed && f.Block != nil
 		if f.Block == nil && v.sh.ub != 0 {
 			f.Block = e.blockInfo(v.sh.ub)
 		}

@@ -118,7 +118,7 @@ type engine struct {
 	ended    bool
 	scan     *leakScan // at the end of the run
 	scanners map[uint32]bool
-	fatal bool // the run was killed by a signal
+	fatal    bool // the run was killed by a signal
 	// heapLo and heapHi bound every block ever allocated.
 	heapLo, heapHi uint64
 	libPages       map[uint64]bool

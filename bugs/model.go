@@ -79,6 +79,11 @@ type Finding struct {
 	Size    uint32 `json:"size,omitempty"`
 	// Block is the heap block involved, when there is one.
 	Block *BlockInfo `json:"block,omitempty"`
+	// ByAddress says the block was found from the pointer's value or the
+	// address, the pointer's provenance being lost (a degraded mode: an
+	// overflow into a neighbour or an access after reuse may then be
+	// misread).
+	ByAddress bool `json:"by_address,omitempty"`
 	// Chains are the value propagation chains the rule asks for (VPC(r),
 	// VPC(r1), ...), in the rule's order.
 	Chains []Chain `json:"chains,omitempty"`

@@ -36,6 +36,9 @@ func WriteText(w io.Writer, rep *Report) error {
 			if b.Freed {
 				fmt.Fprintf(bw, "; freed at %s (event %d)", stackText(b.FreeStack), b.FreeSeq)
 			}
+			if f.ByAddress {
+				fmt.Fprint(bw, " (found by address: the pointer's provenance was lost)")
+			}
 			fmt.Fprintln(bw)
 		}
 		for _, c := range f.Chains {
