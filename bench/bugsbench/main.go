@@ -29,7 +29,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -43,6 +42,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/mgtrace/mgtrace/bench/internal/programs"
 	"github.com/mgtrace/mgtrace/bench/internal/results"
 	"github.com/mgtrace/mgtrace/bugs/corpus"
 )
@@ -99,7 +99,7 @@ func parseArgs(args []string) (config, error) {
 	if fs.NArg() > 0 {
 		return cfg, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
-	if cfg.sizes != "full" && cfg.sizes != "small" {
+	if _, ok := programs.Named(cfg.sizes); !ok {
 		return cfg, fmt.Errorf("-sizes %q: want small or full", cfg.sizes)
 	}
 	if cfg.jobs < 1 {
@@ -137,16 +137,9 @@ func (cfg *config) selected(name string) bool {
 
 func main() {
 	cfg, err := parseArgs(os.Args[1:])
-	if errors.Is(err, flag.ErrHelp) {
-		fmt.Print(usage)
-		fs, _ := newFlagSet(&config{})
-		fs.SetOutput(os.Stdout)
-		fs.PrintDefaults()
-		os.Exit(0)
-	}
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "bugsbench: %v (see bugsbench -h)\n", err)
-		os.Exit(2)
+	fs, _ := newFlagSet(&config{})
+	if status, exit := results.CheckArgs(os.Stdout, os.Stderr, "bugsbench", usage, fs, err); exit {
+		os.Exit(status)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -241,8 +234,9 @@ func run(ctx context.Context, cfg config, log io.Writer) (*report, error) {
 		return nil, err
 	}
 
-	for _, b := range speedPrograms(cfg.sizes) {
-		if !cfg.selected(b.name) {
+	sizes, _ := programs.Named(cfg.sizes)
+	for _, b := range programs.List(sizes) {
+		if !cfg.selected(b.Name) {
 			continue
 		}
 		m, err := measureSpeed(e, b)
@@ -251,7 +245,7 @@ func run(ctx context.Context, cfg config, log io.Writer) (*report, error) {
 		}
 		rep.speed = append(rep.speed, m)
 	}
-	rep.speedTotal = len(speedPrograms(cfg.sizes))
+	rep.speedTotal = len(programs.Names())
 	if len(rep.progs) == 0 && len(rep.speed) == 0 {
 		return nil, fmt.Errorf("-only %s matches no corpus or speed program", strings.Join(cfg.only, ","))
 	}

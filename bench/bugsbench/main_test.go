@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mgtrace/mgtrace/bench/internal/programs"
 	"github.com/mgtrace/mgtrace/bugs"
 	"github.com/mgtrace/mgtrace/bugs/corpus"
 )
@@ -327,13 +328,14 @@ func TestMarkdown(t *testing.T) {
 		progs: []*progResult{{prog: *df, classes: []classResult{{class: corpus.DoubleFree, found: true, root: true}},
 			t34: []t34Row{{prog: "x", class: corpus.DoubleFree, where: site(7), vpcInstr: 6, vpcStmts: 3, criterion: "seq:9 reg rdi",
 				sliceInst: 100, sliceOnLines: 10, sliceLines: 4, runInstr: 1000, runLines: 20, seq: 8, seqInst: 1, seqOK: true}}}},
-		speed: []*speedResult{{prog: speedPrograms("small")[0], path: "/tmp/list", record: time.Second, analysis: 3 * time.Second,
+		speed: []*speedResult{{prog: programs.List(programs.Small())[0], path: "/tmp/list", record: time.Second, analysis: 3 * time.Second,
 			memcheck: 2 * time.Second, events: 6_000_000, instructions: 9_000_000, report: &bugs.Report{}, mc: mcOutput{Summary: 0}}},
 	}
 	md := rep.markdown()
 	for _, want := range []string{section.Begin() + "\n", section.End() + "\n", "**Partial run:**", "1 of the 64 corpus programs",
 		"| double_free | 1 | 1/1 | 1/1 | 0/1 |", "x | double_free | x.c:7 (main) | 6 | 3 |", "seq:9 reg rdi",
-		"| list | 6,000,000 | 9,000,000 |", "2.00 M", "| 2.00 |", "| x | double_free | found | **not found** | yes |"} {
+		"| list | 6,000,000 | 9,000,000 |", "2.00 M", "| 2.00 |", "| x | double_free | found | **not found** | yes |",
+		"- **list**: `list 10000` (built with `gcc -O2 -g -I include`): testdata/programs/list.c: a linked list of 10,000 malloc'd nodes built, walked and freed.\n"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("markdown lacks %q:\n%s", want, md)
 		}
@@ -363,8 +365,8 @@ func TestParseArgs(t *testing.T) {
 	if !all.selected("anything") {
 		t.Error("no -only selects nothing")
 	}
-	if got := sizesFor("small"); got.list != 10_000 || got.perl != 30_000 {
-		t.Errorf("small sizes = %+v", got)
+	if small, err := parseArgs([]string{"-sizes", "small"}); err != nil || small.sizes != "small" {
+		t.Errorf("parseArgs(-sizes small) = %+v, %v", small, err)
 	}
 }
 

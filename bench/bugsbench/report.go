@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/mgtrace/mgtrace/bench/internal/programs"
 	"github.com/mgtrace/mgtrace/bench/internal/results"
 	"github.com/mgtrace/mgtrace/bugs/corpus"
 )
@@ -53,7 +54,7 @@ func (rep *report) partial() string {
 	if len(rep.speed) < rep.speedTotal {
 		var names []string
 		for _, s := range rep.speed {
-			names = append(names, s.prog.name)
+			names = append(names, s.prog.Name)
 		}
 		if len(names) == 0 {
 			names = []string{"none"}
@@ -381,7 +382,7 @@ var t34Header = []string{"program", "class", "detected at", "VPC instructions", 
 
 // speedCells formats one row of the speed table.
 func speedCells(s *speedResult) []string {
-	return []string{s.prog.name, results.Group(s.events), results.Group(s.instructions), results.Group(uint64(s.traceBytes)),
+	return []string{s.prog.Name, results.Group(s.events), results.Group(s.instructions), results.Group(uint64(s.traceBytes)),
 		fmt.Sprintf("%.2f", s.record.Seconds()), fmt.Sprintf("%.2f", s.analysis.Seconds()),
 		rate(s.eventsPerSec()), rate(s.instrPerSec()), mib(s.peakRSS),
 		fmt.Sprintf("%.2f", s.memcheck.Seconds()), fmt.Sprintf("%.2f", s.ratio()),
@@ -624,7 +625,7 @@ func (rep *report) markdownSpeed(w *strings.Builder) {
 	var skipped []string
 	for _, s := range rep.speed {
 		if s.skipped != "" {
-			skipped = append(skipped, fmt.Sprintf("%s (%s)", s.prog.name, s.skipped))
+			skipped = append(skipped, fmt.Sprintf("%s (%s)", s.prog.Name, s.skipped))
 			continue
 		}
 		cells = append(cells, speedCells(s))
@@ -639,10 +640,10 @@ func (rep *report) markdownSpeed(w *strings.Builder) {
 			continue
 		}
 		from := s.path
-		if s.prog.source != "" {
-			from = fmt.Sprintf("built with `gcc %s -I include`", strings.Join(speedGCCFlags, " "))
+		if s.prog.Source != "" {
+			from = fmt.Sprintf("built with `gcc %s -I include`", strings.Join(programs.GCCFlags(), " "))
 		}
-		p("- **%s**: `%s %s` (%s): %s.\n", s.prog.name, filepath.Base(s.path), quoteArgs(s.prog.args), from, s.prog.about)
+		p("- **%s**: `%s %s` (%s): %s.\n", s.prog.Name, filepath.Base(s.path), quoteArgs(s.prog.Args), from, s.prog.Brief)
 	}
 	p("\n")
 	p("#### What each tool reports on these programs\n\n")
@@ -650,7 +651,7 @@ func (rep *report) markdownSpeed(w *strings.Builder) {
 		if s.skipped != "" {
 			continue
 		}
-		p("**%s**: analyze bugs %d findings", s.prog.name, len(s.report.Findings))
+		p("**%s**: analyze bugs %d findings", s.prog.Name, len(s.report.Findings))
 		if s.report.Dropped > 0 {
 			p(" (%d more dropped)", s.report.Dropped)
 		}
@@ -741,7 +742,7 @@ func (rep *report) summary(w io.Writer) {
 		rows := [][]string{{"program", "events", "record s", "analysis s", "events/s", "memcheck s", "(rec+an)/mc", "findings", "mc errors"}}
 		for _, s := range rep.speed {
 			if s.skipped != "" {
-				rows = append(rows, []string{s.prog.name, "skipped: " + s.skipped})
+				rows = append(rows, []string{s.prog.Name, "skipped: " + s.skipped})
 				continue
 			}
 			c := speedCells(s)

@@ -22,7 +22,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -35,11 +34,11 @@ import (
 	"os/signal"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/mgtrace/mgtrace/bench/internal/programs"
 	"github.com/mgtrace/mgtrace/bench/internal/results"
 )
 
@@ -66,97 +65,24 @@ const (
 	bytesTarget = 4.0 // trace bytes per memory event on list and tree, at most
 )
 
-// sizes are the benchmark programs' work sizes.
-type sizes struct {
-	listNodes  int // list.c nodes
-	treeKeys   int // tree.c keys
-	pythonLoop int // iterations of the python3 loop
-	perlLoop   int // iterations of the perl loop
-}
-
-// fullSizes are the benchmark's sizes. The list takes about 15 ms
-// natively, the tree about 70 ms; under record the whole benchmark takes
-// about four minutes on a 2-core machine, most of it python3 (its start
-// alone is some 100 M events).
-var fullSizes = sizes{listNodes: 100_000, treeKeys: 150_000, pythonLoop: 100_000, perlLoop: 300_000}
-
 // config is what the command line asks for.
 type config struct {
 	runs    int
 	only    []string // program names; nil for all
 	bin     string   // directory of record, analyze and the probe; "" for ROOT/bin
 	results string   // Markdown file to update; "" for none
-	sizes   sizes
+	sizes   programs.Sizes
 }
 
-// benchmark is one program to measure.
-type benchmark struct {
-	name   string
-	tool   string   // executable looked up on PATH: the program, or gcc for a C program
-	source string   // testdata/programs/SOURCE.c to build with gcc, or ""
-	needs  string   // a path that must exist for the command to make sense, or ""
-	args   []string // the program's arguments
-	about  string   // what it does, for the results file
-	// bytesTarget says whether the bytes-per-memory-event target applies.
-	bytesTarget bool
-	// realExe, for an interpreter, are arguments that make it print its own
-	// executable's path: when the tool on PATH is a wrapper script (a pyenv
-	// shim), the benchmark runs the interpreter itself, so that valgrind's
-	// cost for the wrapper's shells does not blur the ratios.
-	realExe []string
-}
-
-// command returns the name the program is run by: the C program's, or
-// the tool's.
-func (b benchmark) command() string {
-	if b.source != "" {
-		return b.source
-	}
-	return b.tool
-}
-
-// gccFlags are the flags the C programs are built with (plus -I ROOT/include).
-var gccFlags = []string{"-O2", "-g"}
-
-// benchmarks returns the benchmark programs at the given sizes, in the
-// order they run.
-func benchmarks(s sizes) []benchmark {
-	py := fmt.Sprintf("s = 0\nfor i in range(%d):\n    s += i * i\nprint(s)", s.pythonLoop)
-	pl := fmt.Sprintf(`my $s = 0; $s += $_ * $_ for 1..%d; print "$s\n"`, s.perlLoop)
-	return []benchmark{
-		{name: "list", tool: "gcc", source: "list", args: []string{strconv.Itoa(s.listNodes)}, bytesTarget: true,
-			about: fmt.Sprintf("testdata/programs/list.c: builds, prints, walks and frees a linked list of %s malloc'd nodes", results.Group(uint64(s.listNodes)))},
-		{name: "tree", tool: "gcc", source: "tree", args: []string{strconv.Itoa(s.treeKeys)}, bytesTarget: true,
-			about: fmt.Sprintf("testdata/programs/tree.c: inserts %s pseudo-random keys into a binary search tree, looks each up and one absent key per key, checksums and frees it", results.Group(uint64(s.treeKeys)))},
-		{name: "ls", tool: "ls", needs: "/usr/include", args: []string{"-R", "/usr/include"},
-			about: "lists /usr/include recursively: directory reads, stat calls, sorting and formatting in C"},
-		{name: "python3", tool: "python3", args: []string{"-c", py}, realExe: []string{"-c", "import sys; print(sys.executable)"},
-			about: fmt.Sprintf("the interpreter's start, then a loop of %s additions of squares", results.Group(uint64(s.pythonLoop)))},
-		{name: "perl", tool: "perl", realExe: []string{"-e", "print $^X"}, args: []string{"-e", pl},
-			about: fmt.Sprintf("the interpreter's start, then a loop of %s additions of squares", results.Group(uint64(s.perlLoop)))},
-	}
-}
-
-// names returns the benchmark programs' names.
-func names() []string {
-	var ns []string
-	for _, b := range benchmarks(fullSizes) {
-		ns = append(ns, b.name)
-	}
-	return ns
-}
+// hasBytesTarget says whether the bytes-per-memory-event target applies
+// to the program named name: list and tree, the C programs.
+func hasBytesTarget(name string) bool { return name == "list" || name == "tree" }
 
 func main() {
 	cfg, err := parseArgs(os.Args[1:])
-	if errors.Is(err, flag.ErrHelp) {
-		fmt.Print(usage)
-		fs, _ := newFlagSet(&config{})
-		fs.SetOutput(os.Stdout)
-		fs.PrintDefaults()
-		os.Exit(0)
-	}
-	if err != nil {
-		fail(2, "%v (see recordbench -h)", err)
+	fs, _ := newFlagSet(&config{})
+	if status, exit := results.CheckArgs(os.Stdout, os.Stderr, "recordbench", usage, fs, err); exit {
+		os.Exit(status)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -185,7 +111,7 @@ func newFlagSet(cfg *config) (*flag.FlagSet, *string) {
 	fs := flag.NewFlagSet("recordbench", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.IntVar(&cfg.runs, "runs", defaultRuns, "`N` counted runs of each command in each way, after one warm-up; the table shows the median")
-	only := fs.String("only", "", "run only the programs `NAME[,NAME...]` ("+strings.Join(names(), ", ")+")")
+	only := fs.String("only", "", "run only the programs `NAME[,NAME...]` ("+strings.Join(programs.Names(), ", ")+")")
 	fs.StringVar(&cfg.bin, "bin", "", "directory `DIR` holding record, analyze and the probe (default: bin/ of the repository; make build)")
 	fs.StringVar(&cfg.results, "results", "", "update the recordbench section of Markdown `FILE`")
 	return fs, only
@@ -193,7 +119,7 @@ func newFlagSet(cfg *config) (*flag.FlagSet, *string) {
 
 // parseArgs parses the command line (without the command's name).
 func parseArgs(args []string) (config, error) {
-	cfg := config{sizes: fullSizes}
+	cfg := config{sizes: programs.Full()}
 	fs, only := newFlagSet(&cfg)
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
@@ -225,16 +151,16 @@ func parseOnly(s string) ([]string, error) {
 		if n == "" {
 			continue
 		}
-		if !contains(names(), n) {
-			return nil, fmt.Errorf("-only: no program %q (programs: %s)", n, strings.Join(names(), ", "))
+		if !contains(programs.Names(), n) {
+			return nil, fmt.Errorf("-only: no program %q (programs: %s)", n, strings.Join(programs.Names(), ", "))
 		}
 		want[n] = true
 	}
 	if len(want) == 0 {
-		return nil, fmt.Errorf("-only: no program named (programs: %s)", strings.Join(names(), ", "))
+		return nil, fmt.Errorf("-only: no program named (programs: %s)", strings.Join(programs.Names(), ", "))
 	}
 	var sel []string
-	for _, n := range names() {
+	for _, n := range programs.Names() {
 		if want[n] {
 			sel = append(sel, n)
 		}
@@ -279,7 +205,7 @@ func (s traceStats) memEvents() uint64 { return s.loads + s.stores }
 
 // measurement is what was measured for one benchmark program.
 type measurement struct {
-	bench   benchmark
+	bench   programs.Program
 	path    string // the executable run (resolved on PATH or built)
 	script  string // the #! line when path is a script, else ""
 	skipped string // why the program was not measured; "" when it was
@@ -331,7 +257,7 @@ func (m *measurement) missed() []string {
 	if r := m.recordNone(); math.IsNaN(r) || r > noneTarget {
 		miss = append(miss, fmt.Sprintf("record/none > %g", noneTarget))
 	}
-	if m.bench.bytesTarget {
+	if hasBytesTarget(m.bench.Name) {
 		if b := m.bytesPerMem(); math.IsNaN(b) || b > bytesTarget {
 			miss = append(miss, fmt.Sprintf("bytes/memory event > %g", bytesTarget))
 		}
@@ -362,7 +288,6 @@ type report struct {
 // runner runs the commands of one benchmark run.
 type runner struct {
 	ctx      context.Context
-	root     string // repository root
 	valgrind string // path of valgrind
 	record   string // path of record
 	analyze  string // path of analyze
@@ -378,7 +303,7 @@ func run(ctx context.Context, cfg config, log io.Writer) (*report, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &runner{ctx: ctx, root: root, runs: cfg.runs, log: log}
+	r := &runner{ctx: ctx, runs: cfg.runs, log: log}
 	if r.valgrind, err = exec.LookPath("valgrind"); err != nil {
 		return nil, fmt.Errorf("valgrind not found on PATH: install it (apt-get install valgrind, or make deps)")
 	}
@@ -404,17 +329,18 @@ func run(ctx context.Context, cfg config, log io.Writer) (*report, error) {
 	defer os.RemoveAll(r.tmp)
 	rep.tmpDir, rep.work = filepath.Dir(r.tmp), r.tmp
 
-	for _, b := range benchmarks(cfg.sizes) {
-		if cfg.only != nil && !contains(cfg.only, b.name) {
+	for _, b := range programs.List(cfg.sizes) {
+		if cfg.only != nil && !contains(cfg.only, b.Name) {
 			continue
 		}
-		m := &measurement{bench: b}
-		rep.rows = append(rep.rows, m)
-		if err := r.prepare(m); err != nil {
+		prep, err := b.Prepare(ctx, root, r.tmp)
+		if err != nil {
 			return nil, err
 		}
+		m := &measurement{bench: b, path: prep.Path, script: prep.Script, skipped: prep.Skipped}
+		rep.rows = append(rep.rows, m)
 		if m.skipped != "" {
-			fmt.Fprintf(log, "recordbench: %s: skipped: %s\n", b.name, m.skipped)
+			fmt.Fprintf(log, "recordbench: %s: skipped: %s\n", b.Name, m.skipped)
 			continue
 		}
 		if err := r.measure(m); err != nil {
@@ -424,64 +350,10 @@ func run(ctx context.Context, cfg config, log io.Writer) (*report, error) {
 	return rep, nil
 }
 
-// prepare finds or builds the program of m, or says why it is skipped.
-func (r *runner) prepare(m *measurement) error {
-	b := m.bench
-	tool, err := exec.LookPath(b.tool)
-	if err != nil {
-		m.skipped = b.tool + " not found on PATH"
-		return nil
-	}
-	if b.needs != "" {
-		if _, err := os.Stat(b.needs); err != nil {
-			m.skipped = b.needs + " does not exist"
-			return nil
-		}
-	}
-	if b.source == "" {
-		m.path = tool
-		m.script = shebang(tool)
-		if m.script != "" && b.realExe != nil {
-			if out, err := exec.CommandContext(r.ctx, tool, b.realExe...).Output(); err == nil {
-				if real := strings.TrimSpace(string(out)); real != "" && shebang(real) == "" {
-					if st, err := os.Stat(real); err == nil && st.Mode().IsRegular() {
-						m.path, m.script = real, ""
-					}
-				}
-			}
-		}
-		return nil
-	}
-	m.path = filepath.Join(r.tmp, b.name)
-	args := append(append([]string(nil), gccFlags...), "-I", filepath.Join(r.root, "include"), "-o", m.path,
-		filepath.Join(r.root, "testdata", "programs", b.source+".c"))
-	cmd := exec.CommandContext(r.ctx, tool, args...)
-	cmd.Dir = r.root
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("%s: build: gcc %s: %v\n%s", b.name, strings.Join(args, " "), err, out)
-	}
-	return nil
-}
-
-// shebang returns the first line of the file at path when it is a #!
-// script, else "".
-func shebang(path string) string {
-	f, err := os.Open(path)
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	line, _ := bufio.NewReader(f).ReadString('\n')
-	if !strings.HasPrefix(line, "#!") {
-		return ""
-	}
-	return strings.TrimSpace(line)
-}
-
 // measure runs m's command in each way, one warm-up round and r.runs
 // counted rounds, then reads the last trace.
 func (r *runner) measure(m *measurement) error {
-	trace := filepath.Join(r.tmp, m.bench.name+".trace")
+	trace := filepath.Join(r.tmp, m.bench.Name+".trace")
 	defer os.Remove(trace)
 	for round := 0; round <= r.runs; round++ {
 		var line []string
@@ -505,14 +377,14 @@ func (r *runner) measure(m *measurement) error {
 		if round > 0 {
 			label = fmt.Sprintf("run %d/%d", round, r.runs)
 		}
-		fmt.Fprintf(r.log, "recordbench: %s %s: %s\n", m.bench.name, label, strings.Join(line, ", "))
+		fmt.Fprintf(r.log, "recordbench: %s %s: %s\n", m.bench.Name, label, strings.Join(line, ", "))
 	}
 	out, err := exec.CommandContext(r.ctx, r.analyze, "info", "--format", "json", trace).Output()
 	if err != nil {
-		return fmt.Errorf("%s: analyze info --format json %s: %v%s", m.bench.name, trace, err, stderrOf(err))
+		return fmt.Errorf("%s: analyze info --format json %s: %v%s", m.bench.Name, trace, err, stderrOf(err))
 	}
 	if m.stats, err = parseInfo(out); err != nil {
-		return fmt.Errorf("%s: %v", m.bench.name, err)
+		return fmt.Errorf("%s: %v", m.bench.Name, err)
 	}
 	return nil
 }
@@ -521,11 +393,11 @@ func (r *runner) measure(m *measurement) error {
 func (r *runner) command(m *measurement, md mode, trace string) (string, []string) {
 	switch md {
 	case none:
-		return r.valgrind, append(append(append([]string(nil), noneArgs...), "--", m.path), m.bench.args...)
+		return r.valgrind, append(append(append([]string(nil), noneArgs...), "--", m.path), m.bench.Args...)
 	case record:
-		return r.record, append([]string{"-q", "-o", trace, "--", m.path}, m.bench.args...)
+		return r.record, append([]string{"-q", "-o", trace, "--", m.path}, m.bench.Args...)
 	}
-	return m.path, m.bench.args
+	return m.path, m.bench.Args
 }
 
 // once runs m's command in mode md and returns its wall time: from
@@ -538,7 +410,7 @@ func (r *runner) once(m *measurement, md mode, trace string) (time.Duration, err
 		return 0, err
 	}
 	defer devnull.Close()
-	errPath := filepath.Join(r.tmp, m.bench.name+".stderr")
+	errPath := filepath.Join(r.tmp, m.bench.Name+".stderr")
 	stderr, err := os.Create(errPath)
 	if err != nil {
 		return 0, err
@@ -559,7 +431,7 @@ func (r *runner) once(m *measurement, md mode, trace string) (time.Duration, err
 	}
 	if err != nil {
 		msg, _ := os.ReadFile(errPath)
-		return 0, fmt.Errorf("%s: %s run failed: %s: %v%s", m.bench.name, md, shellCommand(name, args), err, tail(msg))
+		return 0, fmt.Errorf("%s: %s run failed: %s: %v%s", m.bench.Name, md, shellCommand(name, args), err, tail(msg))
 	}
 	return d, nil
 }
@@ -670,10 +542,10 @@ func (rep *report) smoke() []string {
 	if rep.cfg.runs < defaultRuns {
 		why = append(why, fmt.Sprintf("it timed each command %s, not %d", plural(rep.cfg.runs, "time"), defaultRuns))
 	}
-	if rep.cfg.only != nil && len(rep.cfg.only) < len(names()) {
+	if rep.cfg.only != nil && len(rep.cfg.only) < len(programs.Names()) {
 		why = append(why, fmt.Sprintf("it ran only %s", strings.Join(rep.cfg.only, ", ")))
 	}
-	if rep.cfg.sizes != fullSizes {
+	if rep.cfg.sizes != programs.Full() {
 		why = append(why, "its programs did less work than the benchmark's")
 	}
 	return why
@@ -697,7 +569,7 @@ var header = []string{"program", "native s", "none s", "record s", "record/none"
 
 // cells returns m's row of the table.
 func (m *measurement) cells() []string {
-	return []string{m.bench.name,
+	return []string{m.bench.Name,
 		fmt.Sprintf("%.3f", m.seconds(native)), fmt.Sprintf("%.3f", m.seconds(none)), fmt.Sprintf("%.3f", m.seconds(record)),
 		fmtRatio(m.recordNone()), fmtRatio(m.recordNative()), fmtRatio(m.noneNative()),
 		results.Group(m.stats.events), results.Group(m.stats.memEvents()), results.Group(m.stats.bytes),
@@ -715,7 +587,7 @@ func (rep *report) print(w io.Writer) {
 	var skipped []string
 	for _, m := range rep.rows {
 		if m.skipped != "" {
-			skipped = append(skipped, fmt.Sprintf("%s (%s)", m.bench.name, m.skipped))
+			skipped = append(skipped, fmt.Sprintf("%s (%s)", m.bench.Name, m.skipped))
 			continue
 		}
 		rows = append(rows, m.cells())
@@ -788,7 +660,7 @@ func (rep *report) markdown() string {
 	var skipped []string
 	for _, m := range rep.rows {
 		if m.skipped != "" {
-			skipped = append(skipped, fmt.Sprintf("%s (%s)", m.bench.name, m.skipped))
+			skipped = append(skipped, fmt.Sprintf("%s (%s)", m.bench.Name, m.skipped))
 			continue
 		}
 		fmt.Fprintln(&b, "| "+strings.Join(m.cells(), " | ")+" |")
@@ -807,13 +679,13 @@ func (rep *report) markdown() string {
 		bm := m.bench
 		from := m.path
 		switch {
-		case bm.source != "":
-			from = fmt.Sprintf("built with `gcc %s -I include`", strings.Join(gccFlags, " "))
+		case bm.Source != "":
+			from = fmt.Sprintf("built with `gcc %s -I include`", strings.Join(programs.GCCFlags(), " "))
 		case m.script != "":
 			from = fmt.Sprintf("%s: a `%s` script; Valgrind runs its shell and every command it starts, "+
 				"so its none and record times include theirs", m.path, m.script)
 		}
-		fmt.Fprintf(&b, "- **%s**: `%s` (%s): %s.\n", bm.name, shellCommand(bm.command(), bm.args), from, bm.about)
+		fmt.Fprintf(&b, "- **%s**: `%s` (%s): %s.\n", bm.Name, shellCommand(bm.Command(), bm.Args), from, bm.About)
 	}
 	fmt.Fprintln(&b)
 	fmt.Fprintf(&b, "How it was measured: each program ran %s in each of three ways, after one warm-up run "+

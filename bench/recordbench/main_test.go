@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mgtrace/mgtrace/bench/internal/programs"
 	"github.com/mgtrace/mgtrace/bench/internal/results"
 )
 
@@ -47,16 +48,16 @@ func TestMedian(t *testing.T) {
 	}
 }
 
-// bench returns the benchmark named name at full size.
-func bench(t *testing.T, name string) benchmark {
+// bench returns the benchmark program named name at full size.
+func bench(t *testing.T, name string) programs.Program {
 	t.Helper()
-	for _, b := range benchmarks(fullSizes) {
-		if b.name == name {
+	for _, b := range programs.List(programs.Full()) {
+		if b.Name == name {
 			return b
 		}
 	}
 	t.Fatalf("no benchmark %q", name)
-	return benchmark{}
+	return programs.Program{}
 }
 
 // meas returns a measurement of the named benchmark with these medians
@@ -130,7 +131,7 @@ func TestParseArgs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.runs != defaultRuns || cfg.only != nil || cfg.bin != "" || cfg.results != "" || cfg.sizes != fullSizes {
+	if cfg.runs != defaultRuns || cfg.only != nil || cfg.bin != "" || cfg.results != "" || cfg.sizes != programs.Full() {
 		t.Errorf("defaults: %+v", cfg)
 	}
 	cfg, err = parseArgs([]string{"-runs", "1", "-only", "perl, list,list", "-bin", "/x", "-results", "R.md"})
@@ -202,11 +203,11 @@ func TestShellQuote(t *testing.T) {
 		}
 	}
 	py := bench(t, "python3")
-	if got := shellCommand(py.command(), py.args); strings.Contains(got, "\n") || !strings.HasPrefix(got, "python3 -c $'s = 0\\nfor i in range(100000):") {
+	if got := shellCommand(py.Command(), py.Args); strings.Contains(got, "\n") || !strings.HasPrefix(got, "python3 -c $'s = 0\\nfor i in range(100000):") {
 		t.Errorf("python3 command = %s", got)
 	}
-	if l := bench(t, "list"); shellCommand(l.command(), l.args) != "list 100000" {
-		t.Errorf("list command = %s", shellCommand(l.command(), l.args))
+	if l := bench(t, "list"); shellCommand(l.Command(), l.Args) != "list 100000" {
+		t.Errorf("list command = %s", shellCommand(l.Command(), l.Args))
 	}
 }
 
@@ -223,12 +224,12 @@ func TestWriteTable(t *testing.T) {
 
 // sampleReport returns a report of a full run with one program skipped.
 func sampleReport(t *testing.T) *report {
-	rep := &report{cfg: config{runs: defaultRuns, sizes: fullSizes}, machine: results.DescribeMachine(),
+	rep := &report{cfg: config{runs: defaultRuns, sizes: programs.Full()}, machine: results.DescribeMachine(),
 		start: time.Date(2026, 11, 21, 7, 0, 0, 0, time.UTC), valgrind: "valgrind-3.19.0", commit: "abc1234", tmpDir: "/tmp"}
-	for _, b := range benchmarks(fullSizes) {
-		m := meas(t, b.name, 10, 250, 700, traceStats{events: 2000, loads: 300, stores: 100, bytes: 1200})
-		m.path = "/usr/bin/" + b.name
-		if b.name == "python3" {
+	for _, b := range programs.List(programs.Full()) {
+		m := meas(t, b.Name, 10, 250, 700, traceStats{events: 2000, loads: 300, stores: 100, bytes: 1200})
+		m.path = "/usr/bin/" + b.Name
+		if b.Name == "python3" {
 			m.skipped = "python3 not found on PATH"
 		}
 		rep.rows = append(rep.rows, m)
@@ -248,7 +249,7 @@ func TestMarkdown(t *testing.T) {
 		"| program | native s | none s | record s | record/none | record/native | none/native | events | memory events | bytes | bytes/memory event | target met? |",
 		"| list | 0.010 | 0.250 | 0.700 | 2.80 | 70.0 | 25.0 | 2,000 | 400 | 1,200 | 3.00 | met |",
 		"Skipped: python3 (python3 not found on PATH).",
-		"- **list**: `list 100000` (built with `gcc -O2 -g -I include`)",
+		"- **list**: `list 100000` (built with `gcc -O2 -g -I include`): testdata/programs/list.c: builds, prints, walks and frees a linked list of 100,000 malloc'd nodes.\n",
 		"- **ls**: `ls -R /usr/include` (/usr/bin/ls)",
 		"`valgrind --tool=none -q --trace-children=yes -- PROGRAM ARGS`",
 		"ran 3 times in each of three ways",
@@ -293,7 +294,7 @@ func TestMarkdownSmoke(t *testing.T) {
 	}{
 		{func(c *config) { c.runs = 1 }, "it timed each command 1 time, not 3"},
 		{func(c *config) { c.only = []string{"list", "tree"} }, "it ran only list, tree"},
-		{func(c *config) { c.sizes.listNodes = 1000 }, "its programs did less work than the benchmark's"},
+		{func(c *config) { c.sizes.List = 1000 }, "its programs did less work than the benchmark's"},
 	} {
 		rep := sampleReport(t)
 		c.change(&rep.cfg)
@@ -351,34 +352,6 @@ func TestUpdateResultsFile(t *testing.T) {
 	}
 }
 
-// TestPrepareSkips checks that a program whose tool or input is missing
-// is skipped, with the reason.
-func TestPrepareSkips(t *testing.T) {
-	r := &runner{ctx: context.Background(), tmp: t.TempDir()}
-	for _, c := range []struct {
-		b    benchmark
-		want string
-	}{
-		{benchmark{name: "x", tool: "no-such-tool-recordbench"}, "no-such-tool-recordbench not found on PATH"},
-		{benchmark{name: "x", tool: "no-such-gcc-recordbench", source: "list"}, "no-such-gcc-recordbench not found on PATH"},
-		{benchmark{name: "x", tool: "sh", needs: "/no/such/dir"}, "/no/such/dir does not exist"},
-	} {
-		m := &measurement{bench: c.b}
-		if err := r.prepare(m); err != nil {
-			t.Errorf("prepare(%+v): %v", c.b, err)
-		}
-		if m.skipped != c.want {
-			t.Errorf("prepare(%+v): skipped = %q, want %q", c.b, m.skipped, c.want)
-		}
-	}
-	if _, err := exec.LookPath("sh"); err == nil {
-		m := &measurement{bench: benchmark{name: "sh", tool: "sh"}}
-		if err := r.prepare(m); err != nil || m.skipped != "" || !filepath.IsAbs(m.path) {
-			t.Errorf("prepare(sh): err %v, skipped %q, path %q", err, m.skipped, m.path)
-		}
-	}
-}
-
 // buildTools builds record, analyze and the probe from the current sources
 // into a temporary directory, skipping the test when the tools to build or
 // run them are missing.
@@ -421,7 +394,7 @@ func TestSmokeList(t *testing.T) {
 		t.Skip("runs valgrind; skipped in -short mode")
 	}
 	bin := buildTools(t)
-	small := sizes{listNodes: 2000, treeKeys: 2000, pythonLoop: 1000, perlLoop: 1000}
+	small := programs.Sizes{List: 2000, Tree: 2000, Python: 1000, Perl: 1000}
 	cfg := config{runs: 1, only: []string{"list"}, bin: bin, sizes: small}
 	var log bytes.Buffer
 	rep, err := run(context.Background(), cfg, &log)

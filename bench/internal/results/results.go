@@ -1,7 +1,8 @@
 // Package results holds what the benchmark tools in bench/ share: a
-// description of the machine a run was on, number formatting, and the
-// rewriting of a tool's own marked section of a Markdown results file
-// (bench/RESULTS.md), leaving the rest of the file alone.
+// description of the machine a run was on, number formatting, the
+// answer to -h and to a bad command line, and the rewriting of a tool's
+// own marked section of a Markdown results file (bench/RESULTS.md),
+// leaving the rest of the file alone.
 //
 // A tool's section starts with its begin marker and ends with its end
 // marker, both HTML comments:

@@ -1,6 +1,8 @@
 package results
 
 import (
+	"flag"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -127,5 +129,35 @@ func TestDescribeMachine(t *testing.T) {
 	}
 	if s := m.String(); !strings.Contains(s, " cores (") || !strings.Contains(s, "go") {
 		t.Errorf("String() = %q", s)
+	}
+}
+
+// TestCheckArgs checks the help text, the one-line error and the silence
+// on a good command line.
+func TestCheckArgs(t *testing.T) {
+	newFlags := func() *flag.FlagSet {
+		fs := flag.NewFlagSet("xbench", flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		fs.Int("runs", 3, "`N` runs")
+		return fs
+	}
+	for _, c := range []struct {
+		args           []string
+		status         int
+		exit           bool
+		stdout, stderr string
+	}{
+		{nil, 0, false, "", ""},
+		{[]string{"-h"}, 0, true, "usage: xbench\n  -runs N\n    \tN runs (default 3)\n", ""},
+		{[]string{"-bogus"}, 2, true, "", "xbench: flag provided but not defined: -bogus (see xbench -h)\n"},
+	} {
+		fs := newFlags()
+		err := fs.Parse(c.args)
+		var stdout, stderr strings.Builder
+		status, exit := CheckArgs(&stdout, &stderr, "xbench", "usage: xbench\n", newFlags(), err)
+		if status != c.status || exit != c.exit || stdout.String() != c.stdout || stderr.String() != c.stderr {
+			t.Errorf("%q: CheckArgs = %d, %v, stdout %q, stderr %q; want %d, %v, %q, %q",
+				c.args, status, exit, stdout.String(), stderr.String(), c.status, c.exit, c.stdout, c.stderr)
+		}
 	}
 }
