@@ -657,6 +657,16 @@ func (e *engine) markFreed(id uint32, in *walk.Instance, stack []uint64, v Value
 		return
 	}
 	b.freed, b.freeN, b.freeSeq, b.freeStack, b.freeVal = true, in.N, in.Seq, stack, v
+	if b.size <= maxUndefBlock {
+		// Its bytes' undefined marks go with it: the next block at this
+		// address, when its size is not known (a tail-called allocator),
+		// must not inherit them.
+		for a := b.base; a < b.base+b.size; {
+			n := uint32(min(32, b.base+b.size-a))
+			e.mem.define(a, n, 0)
+			a += uint64(n)
+		}
+	}
 	e.live.Set(id, 0, 0)
 	e.freed.Set(id, b.base, b.base+max(b.size, 1))
 }
