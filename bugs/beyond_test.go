@@ -53,7 +53,7 @@ func TestOverflowIntoLiveBlock(t *testing.T) {
 	if !strings.Contains(f.Message, "inside live block") {
 		t.Errorf("the overflow is not reported as landing in the live neighbour: %s", f.Message)
 	}
-	if f.Block == nil || !hasLine(p, f.Block.Alloc, p.Roots["heap_buffer_overflow"]) {
+	if f.Block == nil || !p.HasLine(f.Block.Alloc, p.Roots["heap_buffer_overflow"]) {
 		t.Errorf("the overflow does not name the allocation of the block it overflows: %+v", f.Block)
 	}
 }
@@ -65,10 +65,10 @@ func TestDanglingAfterReuse(t *testing.T) {
 	p := program(t, "dp_reused")
 	rep := analyzeProgram(t, p)
 	f := only(t, rep, "dangling_pointer_deref")
-	if f.Block == nil || !f.Block.Freed || f.Block.Free == nil || !hasLine(p, *f.Block.Free, p.Roots["dangling_pointer_deref"]) {
+	if f.Block == nil || !f.Block.Freed || f.Block.Free == nil || !p.HasLine(*f.Block.Free, p.Roots["dangling_pointer_deref"]) {
 		t.Fatalf("the dangling read does not name the free: %+v", f.Block)
 	}
-	if !hasLine(p, f.Where, p.Symptoms["dangling_pointer_deref"]) {
+	if !p.HasLine(f.Where, p.Symptoms["dangling_pointer_deref"]) {
 		t.Errorf("detected at %s:%d, not the symptom line", filepath.Base(f.Where.File), f.Where.Line)
 	}
 	if rep.Stats.Allocations < 2 {
@@ -89,7 +89,7 @@ func TestNullKeptInStructure(t *testing.T) {
 	var load, root bool
 	for _, s := range f.Chains[0].Steps {
 		load = load || s.Kind == bugs.StepLoad && s.Address != 0
-		root = root || hasLine(p, s.Site, p.Roots["null_pointer_deref"])
+		root = root || p.HasLine(s.Site, p.Roots["null_pointer_deref"])
 	}
 	if !load || !root {
 		t.Errorf("the chain lacks the load from the structure or the root line %v:%s", p.Roots["null_pointer_deref"], describe(rep))

@@ -44,43 +44,6 @@ func analyzeProgram(t *testing.T, p *corpus.Program) *bugs.Report {
 	return rep
 }
 
-// inFile says whether a site is a line of the program's own source.
-func inFile(p *corpus.Program, s bugs.Site) bool {
-	return s.Line != 0 && filepath.Base(s.File) == filepath.Base(p.Path)
-}
-
-func hasLine(p *corpus.Program, s bugs.Site, lines []int) bool {
-	if !inFile(p, s) {
-		return false
-	}
-	for _, l := range lines {
-		if int(s.Line) == l {
-			return true
-		}
-	}
-	return false
-}
-
-// rootLines are the program's lines a finding names as its root: its
-// chains' steps, its block's allocation and free.
-func rootSites(f *bugs.Finding) []bugs.Site {
-	var out []bugs.Site
-	for _, c := range f.Chains {
-		for _, s := range c.Steps {
-			out = append(out, s.Site)
-		}
-	}
-	if b := f.Block; b != nil {
-		out = append(out, b.Alloc)
-		out = append(out, b.AllocStack...)
-		if b.Free != nil {
-			out = append(out, *b.Free)
-			out = append(out, b.FreeStack...)
-		}
-	}
-	return out
-}
-
 func describe(rep *bugs.Report) string {
 	var b strings.Builder
 	for _, f := range rep.Findings {
@@ -127,24 +90,12 @@ func TestCorpus(t *testing.T) {
 				return
 			}
 			for _, class := range p.Expect {
-				var atSymptom []*bugs.Finding
-				for j := range rep.Findings {
-					f := &rep.Findings[j]
-					if f.Rule == class && (hasLine(p, f.Where, p.Symptoms[class]) || corpus.IsLeak(class) && f.Block != nil && hasLine(p, f.Block.Alloc, p.Symptoms[class])) {
-						atSymptom = append(atSymptom, f)
-					}
-				}
-				if len(atSymptom) == 0 {
+				at := p.AtSymptom(class, rep.Findings)
+				if len(at) == 0 {
 					t.Errorf("no %s at line %v; findings:%s", class, p.Symptoms[class], describe(rep))
 					continue
 				}
-				rooted := false
-				for _, f := range atSymptom {
-					for _, s := range rootSites(f) {
-						rooted = rooted || hasLine(p, s, p.Roots[class])
-					}
-				}
-				if !rooted {
+				if !p.Rooted(class, at) {
 					t.Errorf("%s at line %v names no root line %v; findings:%s", class, p.Symptoms[class], p.Roots[class], describe(rep))
 				}
 			}

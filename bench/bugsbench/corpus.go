@@ -336,12 +336,12 @@ func table34(p *corpus.Program, trace string, fs []bugs.Finding) ([]t34Row, erro
 		if !slices.Contains(chainClasses, c) {
 			continue
 		}
-		for _, f := range atSymptom(p, c, fs) {
+		for _, f := range p.AtSymptom(c, fs) {
 			row := t34Row{prog: p.Name, class: c, where: f.Where, seq: f.Seq, instr: f.Instr, runInstr: f.Instr + 1}
 			row.vpcInstr, row.vpcStmts = chainStats(f)
 			for _, ch := range f.Chains {
 				for _, s := range ch.Steps {
-					row.vpcRoot = row.vpcRoot || hasLine(p, s.Site, p.Roots[c])
+					row.vpcRoot = row.vpcRoot || p.HasLine(s.Site, p.Roots[c])
 				}
 			}
 			rows = append(rows, row)

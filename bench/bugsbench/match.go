@@ -18,65 +18,6 @@ var chainClasses = []string{
 	corpus.UnmatchedFree, corpus.HeapBufferOverflow, corpus.UninitializedRead,
 }
 
-// inFile says whether a site is a line of the program's own source.
-func inFile(p *corpus.Program, s bugs.Site) bool {
-	return s.Line != 0 && filepath.Base(s.File) == filepath.Base(p.Path)
-}
-
-// hasLine says whether a site is one of lines of the program's source.
-func hasLine(p *corpus.Program, s bugs.Site, lines []int) bool {
-	return inFile(p, s) && slices.Contains(lines, int(s.Line))
-}
-
-// rootSites are the sites a finding names as its root cause: its chains'
-// steps, its block's allocation and free with their stacks (as the
-// corpus test reads them).
-func rootSites(f *bugs.Finding) []bugs.Site {
-	var out []bugs.Site
-	for _, c := range f.Chains {
-		for _, s := range c.Steps {
-			out = append(out, s.Site)
-		}
-	}
-	if b := f.Block; b != nil {
-		out = append(out, b.Alloc)
-		out = append(out, b.AllocStack...)
-		if b.Free != nil {
-			out = append(out, *b.Free)
-			out = append(out, b.FreeStack...)
-		}
-	}
-	return out
-}
-
-// atSymptom returns the findings of class at one of its symptom lines
-// (for a leak, the block's allocation may be the line).
-func atSymptom(p *corpus.Program, class string, fs []bugs.Finding) []*bugs.Finding {
-	var out []*bugs.Finding
-	for i := range fs {
-		f := &fs[i]
-		if f.Rule != class {
-			continue
-		}
-		if hasLine(p, f.Where, p.Symptoms[class]) || corpus.IsLeak(class) && f.Block != nil && hasLine(p, f.Block.Alloc, p.Symptoms[class]) {
-			out = append(out, f)
-		}
-	}
-	return out
-}
-
-// rooted says whether one of the findings names a root line of class.
-func rooted(p *corpus.Program, class string, fs []*bugs.Finding) bool {
-	for _, f := range fs {
-		for _, s := range rootSites(f) {
-			if hasLine(p, s, p.Roots[class]) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // mcAtSymptom returns memcheck's errors of class whose first frame in the
 // program's source is one of the class's symptom lines (a leak record's
 // stack is the allocation's, the leak's symptom line).
@@ -136,9 +77,9 @@ type classResult struct {
 // program does not expect (every one, on an ok_ program).
 func judge(p *corpus.Program, fs []bugs.Finding, errs []mcError) (cls []classResult, extra []bugs.Finding, mcExtra []mcError) {
 	for _, c := range p.Expect {
-		a := atSymptom(p, c, fs)
+		a := p.AtSymptom(c, fs)
 		m := mcAtSymptom(p, c, errs)
-		r := classResult{class: c, found: len(a) > 0, root: rooted(p, c, a),
+		r := classResult{class: c, found: len(a) > 0, root: p.Rooted(c, a),
 			mcFound: len(m) > 0, mcRoot: mcRooted(p, c, m), mcAny: mcHasClass(errs, c)}
 		if !r.mcFound {
 			for i := range errs {
