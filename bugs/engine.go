@@ -264,11 +264,12 @@ func (e *engine) Instance(in *walk.Instance) error {
 			}
 		}
 	}
-	for i := range in.Acc {
-		if a := &in.Acc[i]; a.Write {
-			if inAlloc {
-				e.mem.storeValue(a.Addr, a.Size, 0, nil) // the allocator's bookkeeping is no pointer of the program's
-			} else {
+	if !inAlloc {
+		// The allocator's own stores (its bookkeeping in free chunks,
+		// realloc's copy) leave the program's values alone: realloc
+		// copies them itself when it returns (copyShadow).
+		for i := range in.Acc {
+			if a := &in.Acc[i]; a.Write {
 				e.mem.storeValue(a.Addr, a.Size, a.Value, a.Data)
 			}
 		}
@@ -612,6 +613,9 @@ func (e *engine) copyShadow(dst, src, n uint64) {
 		e.mem.define(dst+i, k, e.mem.undefined(src+i, k))
 		if k == 8 && (dst+i)&7 == 0 && (src+i)&7 == 0 {
 			e.mem.store(dst+i, e.mem.load(src+i))
+			// The value too: the pointers a moved array holds still
+			// reach their blocks (the leak scan).
+			e.mem.storeValue(dst+i, 8, e.mem.value(src+i), nil)
 		}
 	}
 }

@@ -352,6 +352,9 @@ func (e *engine) compute(th *thread, in *walk.Instance, info *insn.Info) {
 			}
 		}
 	}
+	if info.BitOp != insn.BitNone {
+		und = e.bitOp(th, in, info)
+	}
 	sh := shadow{}
 	if und != 0 {
 		sh.node, sh.ub = from.node, from.ub
@@ -405,4 +408,77 @@ func anyWrite(in *walk.Instance) bool {
 func le64(b []byte) uint64 {
 	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
 		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
+}
+
+// bitOp gives the undefined bytes of a bitwise operation with a constant
+// mask (a bit field set, cleared or tested), byte by byte, where a
+// computation would make the whole result undefined: `test` and `bt` read
+// only the bytes the mask covers; `or` defines the bytes it sets bits in
+// and `and` those it clears bits in (memcheck tracks the bits one by one;
+// here a byte with some bits forced counts as defined); the bytes the
+// mask leaves alone keep their marks. The result is the mask of
+// undefined bytes, or 0.
+func (e *engine) bitOp(th *thread, in *walk.Instance, info *insn.Info) uint32 {
+	var u uint32
+	n := uint32(8)
+	found := false
+	for i := range in.Acc {
+		if a := &in.Acc[i]; !a.Write && a.Size <= 8 {
+			u, n, found = e.mem.undefined(a.Addr, a.Size), a.Size, true
+			break
+		}
+	}
+	if !found {
+		for uses := uint64(info.Uses) &^ (1 << rFlags); uses != 0; uses &= uses - 1 {
+			if r := bits.TrailingZeros64(uses); r > 0 && r < rXMM0 && r != rRSP {
+				u, found = th.und[r]&0xff, true
+				if info.Width != 0 && info.Width < 8 {
+					n = uint32(info.Width)
+				}
+				break
+			}
+		}
+	}
+	if !found || u == 0 {
+		return 0
+	}
+	mask := uint64(info.Mask)
+	var relevant, defined uint32
+	for i := uint32(0); i < n; i++ {
+		mb := byte(mask >> (8 * i))
+		if i >= 8 {
+			mb = byte(mask >> 56)
+		}
+		switch info.BitOp {
+		case insn.BitTest:
+			if mb != 0 {
+				relevant |= 1 << i
+			}
+		case insn.BitAnd:
+			if mb != 0 {
+				relevant |= 1 << i
+			}
+			if mb != 0xff {
+				defined |= 1 << i
+			}
+		case insn.BitOr:
+			if mb != 0xff {
+				relevant |= 1 << i
+			}
+			if mb != 0 {
+				defined |= 1 << i
+			}
+		case insn.BitXor, insn.BitBTC:
+			relevant |= 1 << i
+		}
+	}
+	switch info.BitOp {
+	case insn.BitBT, insn.BitBTS, insn.BitBTR, insn.BitBTC:
+		b := uint32(mask) % (8 * n) / 8
+		relevant = 1 << b
+		if info.BitOp != insn.BitBTC {
+			defined = 1 << b
+		}
+	}
+	return u & relevant &^ defined
 }

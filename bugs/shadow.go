@@ -186,6 +186,14 @@ func (m *memory) storeValue(addr uint64, size uint32, val uint64, data []byte) {
 	}
 }
 
+// value returns the value last stored in the aligned word at a.
+func (m *memory) value(a uint64) uint64 {
+	if p := m.get(a); p != nil {
+		return p.v[word(a)]
+	}
+	return 0
+}
+
 // values calls fn for each word holding a non-zero value.
 func (m *memory) values(fn func(a, v uint64)) {
 	for no, p := range m.pages {

@@ -317,7 +317,7 @@ func TestDecode(t *testing.T) {
 func slicerFields(in Info) Info {
 	in.Flow, in.Dst, in.Src, in.Src2 = FlowOther, 0, 0, 0
 	in.DstMem, in.SrcMem, in.Sub = false, false, false
-	in.Width, in.Scale, in.Imm = 0, 0, 0
+	in.Width, in.Scale, in.Imm, in.BitOp, in.Mask = 0, 0, 0, BitNone, 0
 	return in
 }
 

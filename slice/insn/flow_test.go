@@ -344,3 +344,32 @@ func checkFlow(in Info) error {
 	}
 	return nil
 }
+
+// TestBitOp: bitwise operations with an immediate are marked, others not.
+func TestBitOp(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		code []byte
+		want BitOp
+		imm  int64
+	}{
+		{"or al, 1", []byte{0x0c, 0x01}, BitOr, 1},
+		{"and dword [rdi], 0xfffffffe", []byte{0x83, 0x27, 0xfe}, BitAnd, -2},
+		{"test byte [rdi+8], 1", []byte{0xf6, 0x47, 0x08, 0x01}, BitTest, 1},
+		{"xor dword [rdi], 4", []byte{0x83, 0x37, 0x04}, BitXor, 4},
+		{"bt eax, 5", []byte{0x0f, 0xba, 0xe0, 0x05}, BitBT, 5},
+		{"bts rax, 3", []byte{0x48, 0x0f, 0xba, 0xe8, 0x03}, BitBTS, 3},
+		{"xor eax, eax", []byte{0x31, 0xc0}, BitNone, 0},
+		{"and rax, rbx", []byte{0x48, 0x21, 0xd8}, BitNone, 0},
+		{"add rax, 8", []byte{0x48, 0x83, 0xc0, 0x08}, BitNone, 8},
+		{"cmp rax, 1", []byte{0x48, 0x83, 0xf8, 0x01}, BitNone, 0},
+	} {
+		in, err := Decode(0x1000, c.code)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if in.BitOp != c.want || c.want != BitNone && in.Mask != c.imm {
+			t.Errorf("%s: BitOp %v mask %d, want %v mask %d", c.name, in.BitOp, in.Mask, c.want, c.imm)
+		}
+	}
+}

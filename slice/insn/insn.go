@@ -67,6 +67,22 @@ const (
 	FlowCondMove
 )
 
+// BitOp is the kind of a bitwise operation with an immediate.
+type BitOp uint8
+
+// The bitwise operations with an immediate.
+const (
+	BitNone BitOp = iota
+	BitAnd        // and r/m, imm
+	BitOr         // or r/m, imm
+	BitXor        // xor r/m, imm
+	BitTest       // test r/m, imm
+	BitBT         // bt r/m, imm
+	BitBTS        // bts r/m, imm
+	BitBTR        // btr r/m, imm
+	BitBTC        // btc r/m, imm
+)
+
 // Info is what the slicer needs to know of one instruction.
 type Info struct {
 	Len    int    // length in bytes
@@ -126,6 +142,13 @@ type Info struct {
 	// Scale is Src2's multiplier: lea's scale (1, 2, 4 or 8), or 1 for
 	// add and sub of a register; 0 when Src2 is 0.
 	Scale uint8
+	// BitOp says the instruction is a bitwise and, or, xor, test, bt,
+	// bts, btr or btc with an immediate operand (Mask): it reads or sets particular bits of a value (a bit field,
+	// a flag word), which analyses that track definedness by byte rather
+	// than by bit treat apart. BitNone for every other instruction.
+	BitOp BitOp
+	// Mask is BitOp's immediate: the mask, or the bit number.
+	Mask int64
 	// Imm is FlowConst's constant and FlowAdd's constant addend (negated
 	// for sub, the displacement for lea), sign-extended from Width bytes
 	// (so -1 with Width 16 is all ones).

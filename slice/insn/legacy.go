@@ -51,6 +51,20 @@ var (
 		x86asm.XRSTORS64)
 )
 
+// bitOp records a bitwise operation with an immediate and its mask or
+// bit number (nothing when no operand is an immediate, or k is BitNone).
+func (b *builder) bitOp(k BitOp, args []x86asm.Arg) {
+	if k == BitNone {
+		return
+	}
+	for _, a := range args {
+		if imm, ok := a.(x86asm.Imm); ok {
+			b.BitOp, b.Mask = k, int64(imm)
+			return
+		}
+	}
+}
+
 // opSet builds a read-only set of ops.
 func opSet(ops ...x86asm.Op) map[x86asm.Op]bool {
 	m := make(map[x86asm.Op]bool, len(ops))
@@ -129,6 +143,7 @@ func legacy(b *builder, inst *x86asm.Inst, args []x86asm.Arg) {
 			b.args(args, rRW, rR)
 		}
 		b.def(rflags)
+		b.bitOp(map[x86asm.Op]BitOp{x86asm.AND: BitAnd, x86asm.OR: BitOr, x86asm.XOR: BitXor}[op], args)
 	case x86asm.ADC, x86asm.SBB:
 		if r, ok := sameRegs(args); ok && op == x86asm.SBB {
 			b.zero(r) // 0 or -1, from CF alone
@@ -139,6 +154,9 @@ func legacy(b *builder, inst *x86asm.Inst, args []x86asm.Arg) {
 	case x86asm.CMP, x86asm.TEST:
 		b.args(args, rR, rR)
 		b.def(rflags)
+		if op == x86asm.TEST {
+			b.bitOp(BitTest, args)
+		}
 	case x86asm.INC, x86asm.DEC:
 		b.args(args, rRW)
 		b.useDef(rflags) // CF is kept
@@ -163,9 +181,11 @@ func legacy(b *builder, inst *x86asm.Inst, args []x86asm.Arg) {
 	case x86asm.BT:
 		b.args(args, rR, rR)
 		b.useDef(rflags) // CF only
+		b.bitOp(BitBT, args)
 	case x86asm.BTS, x86asm.BTR, x86asm.BTC:
 		b.args(args, rRW, rR)
 		b.useDef(rflags)
+		b.bitOp(map[x86asm.Op]BitOp{x86asm.BTS: BitBTS, x86asm.BTR: BitBTR, x86asm.BTC: BitBTC}[op], args)
 	case x86asm.BSF, x86asm.BSR:
 		b.args(args, rRW, rR) // destination unchanged when the source is 0
 		b.def(rflags)
