@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mgtrace/mgtrace/bench/internal/programs"
+	"github.com/mgtrace/mgtrace/bench/internal/results"
 	"github.com/mgtrace/mgtrace/bugs"
 	"github.com/mgtrace/mgtrace/bugs/corpus"
 )
@@ -312,7 +313,7 @@ func TestTables(t *testing.T) {
 		t.Errorf("mdTable = %q, want %q", got, want)
 	}
 	b.Reset()
-	textTable(&b, [][]string{{"name", "n"}, {"list", "12345"}})
+	results.TextTable(&b, [][]string{{"name", "n"}, {"list", "12345"}}, false)
 	if got, want := b.String(), "name      n\nlist  12345\n"; got != want {
 		t.Errorf("textTable = %q, want %q", got, want)
 	}

@@ -329,32 +329,6 @@ func mdTable(w io.Writer, header []string, rows [][]string, left ...int) {
 	fmt.Fprintln(w)
 }
 
-// textTable writes rows as columns two spaces apart, the first column
-// left-aligned and the others right-aligned.
-func textTable(w io.Writer, rows [][]string) {
-	var width []int
-	for _, row := range rows {
-		for i, c := range row {
-			if i == len(width) {
-				width = append(width, 0)
-			}
-			width[i] = max(width[i], len(c))
-		}
-	}
-	for _, row := range rows {
-		var b strings.Builder
-		for i, c := range row {
-			pad := strings.Repeat(" ", width[i]-len(c))
-			if i == 0 {
-				b.WriteString(c + pad)
-			} else {
-				b.WriteString("  " + pad + c)
-			}
-		}
-		fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
-	}
-}
-
 // t34Cells formats one row of table 3.4.
 func t34Cells(r t34Row) []string {
 	si, sl, sr := "-", "-", "-"
@@ -725,7 +699,7 @@ func (rep *report) summary(w io.Writer) {
 			c := r.cells()
 			rows = append(rows, []string{strings.Trim(c[0], "*"), c[1], c[2], c[3], c[4], c[5], c[7], c[8]})
 		}
-		textTable(w, rows)
+		results.TextTable(w, rows, false)
 		for _, d := range disagreements(rep.progs) {
 			fmt.Fprintf(w, "  %s %s: analyze bugs %s, memcheck %s\n", d.prog, d.class, strings.Trim(foundWord(d.analyze), "*"), strings.Trim(foundWord(d.memcheck), "*"))
 		}
@@ -748,7 +722,7 @@ func (rep *report) summary(w io.Writer) {
 			c := speedCells(s)
 			rows = append(rows, []string{c[0], c[1], c[4], c[5], c[6], c[9], c[10], c[11], c[12]})
 		}
-		textTable(w, rows)
+		results.TextTable(w, rows, false)
 	}
 	if rep.kept != "" {
 		fmt.Printf("kept binaries, traces and logs in %s\n", rep.kept)

@@ -592,43 +592,13 @@ func (rep *report) print(w io.Writer) {
 		}
 		rows = append(rows, m.cells())
 	}
-	writeTable(w, rows)
+	results.TextTable(w, rows, true)
 	if len(skipped) > 0 {
 		fmt.Fprintf(w, "skipped: %s\n", strings.Join(skipped, "; "))
 	}
 	fmt.Fprintf(w, "targets: %s\n", targets)
 	if why := rep.smoke(); len(why) > 0 {
 		fmt.Fprintf(w, "note: smoke run: %s\n", strings.Join(why, "; "))
-	}
-}
-
-// writeTable writes rows as aligned columns two spaces apart: the first
-// and last left-aligned (names and words), the others right-aligned
-// (numbers).
-func writeTable(w io.Writer, rows [][]string) {
-	var width []int
-	for _, row := range rows {
-		for i, c := range row {
-			if i == len(width) {
-				width = append(width, 0)
-			}
-			width[i] = max(width[i], len(c))
-		}
-	}
-	for _, row := range rows {
-		var b strings.Builder
-		for i, c := range row {
-			pad := strings.Repeat(" ", width[i]-len(c))
-			switch {
-			case i == 0:
-				b.WriteString(c + pad)
-			case i == len(row)-1:
-				b.WriteString("  " + c)
-			default:
-				b.WriteString("  " + pad + c)
-			}
-		}
-		fmt.Fprintln(w, b.String())
 	}
 }
 

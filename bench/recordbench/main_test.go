@@ -213,7 +213,7 @@ func TestShellQuote(t *testing.T) {
 
 func TestWriteTable(t *testing.T) {
 	var b bytes.Buffer
-	writeTable(&b, [][]string{{"program", "s", "ok?"}, {"ls", "10.5", "met"}, {"python3", "1", "missed: x"}})
+	results.TextTable(&b, [][]string{{"program", "s", "ok?"}, {"ls", "10.5", "met"}, {"python3", "1", "missed: x"}}, true)
 	want := "program     s  ok?\n" +
 		"ls       10.5  met\n" +
 		"python3     1  missed: x\n"

@@ -161,3 +161,17 @@ func TestCheckArgs(t *testing.T) {
 		}
 	}
 }
+
+func TestTextTable(t *testing.T) {
+	var b strings.Builder
+	TextTable(&b, [][]string{{"program", "n", "ok?"}, {"ls", "10.5", "met"}, {"python3", "1", "missed"}}, true)
+	want := "program     n  ok?\nls       10.5  met\npython3     1  missed\n"
+	if b.String() != want {
+		t.Errorf("lastLeft:\n%q\nwant\n%q", b.String(), want)
+	}
+	b.Reset()
+	TextTable(&b, [][]string{{"name", "n"}, {"list", "12345"}}, false)
+	if want := "name      n\nlist  12345\n"; b.String() != want {
+		t.Errorf("right-aligned:\n%q\nwant\n%q", b.String(), want)
+	}
+}
