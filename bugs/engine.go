@@ -51,15 +51,13 @@ type block struct {
 type frame struct {
 	sp     uint64 // the stack pointer after the call pushed its return address
 	pc     uint64 // the call instruction
-	target uint64
 	fn     alloc.Fn
 	fam    alloc.Family
 	args   [3]uint64
 	arg0   shadow // rdi's shadow at the call
 	name   string
 	result uint64 // posix_memalign: the pointer it stored
-	callN  uint64
-	tail   bool // entered by a jump (a tail call): its arguments are not known
+	tail   bool   // entered by a jump (a tail call): its arguments are not known
 }
 
 // thread is the analysis' state of one thread.
@@ -399,7 +397,7 @@ func (e *engine) fault(th *thread, in *walk.Instance) {
 	if f.Num != 11 && f.Num != 7 { // SIGSEGV, SIGBUS
 		return
 	}
-	v := Value{V: f.Addr, ptr: f.Addr, width: 8, access: true, faulted: true, seq: f.Seq}
+	v := Value{V: f.Addr, ptr: f.Addr, width: 8, access: true, seq: f.Seq}
 	if f.Addr < nullPage {
 		v.ptr = 0
 	}
@@ -408,21 +406,17 @@ func (e *engine) fault(th *thread, in *walk.Instance) {
 		v.sh = th.regs[base][0]
 	}
 	kind := pointDerefRI
-	if writes(info) {
+	if info.DstMem { // the faulting operand was a destination
 		kind = pointDerefWI
 	}
 	e.fire(kind, "", v, in, th)
 }
 
-// writes guesses whether a faulting instruction's memory operand was a
-// destination.
-func writes(info *insn.Info) bool { return info.DstMem }
-
 // call handles a CALL event: allocator frames, free points, call points.
 func (e *engine) call(th *thread, in *walk.Instance, ev *schema.Event) {
 	f := e.fnAt(ev.Addr)
-	fr := frame{sp: ev.SP, pc: in.Static.PC, target: ev.Addr, fn: f.fn, fam: f.fam, name: f.name,
-		args: [3]uint64{ev.Args[0], ev.Args[1], ev.Args[2]}, arg0: th.regs[rRDI][0], callN: in.N}
+	fr := frame{sp: ev.SP, pc: in.Static.PC, fn: f.fn, fam: f.fam, name: f.name,
+		args: [3]uint64{ev.Args[0], ev.Args[1], ev.Args[2]}, arg0: th.regs[rRDI][0]}
 	th.lastSP = ev.SP
 	if !th.main && th.startSP == 0 && e.libraryCode(in.Static.PC) && !e.libraryCode(ev.Addr) {
 		th.startSP = ev.SP // start_thread calls the start routine

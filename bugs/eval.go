@@ -20,7 +20,6 @@ type Value struct {
 	fam     alloc.Family // free points: the releasing function's family
 	syscall uint64       // use points in a system call's buffer: its number
 	access  bool
-	faulted bool
 	free    bool
 	guessed bool // the block was found by address, not provenance
 	block   uint32

@@ -28,14 +28,12 @@ const (
 	nStore uint8 = iota + 1
 	nLoad
 	nMove
-	nConst
-	nCompute
 	nAlloc
 	nKernel
 )
 
 var nodeKinds = [...]StepKind{0: StepUnknown, nStore: StepStore, nLoad: StepLoad, nMove: StepMove,
-	nConst: StepConst, nCompute: StepCompute, nAlloc: StepAlloc, nKernel: StepKernel}
+	nAlloc: StepAlloc, nKernel: StepKernel}
 
 // nodeArena holds the nodes; index 0 is "no node". It is compacted (see
 // engine.collect) when it outgrows what the live values reference, so its
