@@ -1,0 +1,255 @@
+package lin
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"sort"
+	"sync"
+	"time"
+)
+
+// Options control a check.
+type Options struct {
+	// Timeout bounds the whole check, minimisation included; 0 means no
+	// limit. A search cut off by it gives Undecided, never Linearizable.
+	Timeout time.Duration
+	// Longest is how many longest partial linearizations a counterexample
+	// keeps (default 3; negative keeps none).
+	Longest int
+	// NoMinimize skips minimising the counterexample: it is then the whole
+	// prefix of the failing partition up to the first unexplained
+	// response.
+	NoMinimize bool
+	// Workers is how many partitions are searched at once (default
+	// GOMAXPROCS).
+	Workers int
+}
+
+// ActionError is an operation the model cannot run.
+type ActionError struct {
+	Op     int
+	Source string
+	Err    error
+}
+
+// Error names the operation and says why.
+func (e *ActionError) Error() string {
+	if e.Source != "" {
+		return fmt.Sprintf("%s: %v", e.Source, e.Err)
+	}
+	return fmt.Sprintf("operation %d: %v", e.Op, e.Err)
+}
+
+// Unwrap returns the model's error.
+func (e *ActionError) Unwrap() error { return e.Err }
+
+// partition is the operations of one key.
+type partition struct {
+	key string
+	ids []int // indexes into History.Ops, in order
+}
+
+// Check decides whether h is linearizable with respect to m. It returns
+// an error for a history that is not well formed or that holds an
+// operation m cannot run; the verdict is in the Result.
+func Check(ctx context.Context, m Model, h *History, opt Options) (*Result, error) {
+	start := time.Now()
+	if err := h.Validate(); err != nil {
+		return nil, err
+	}
+	if opt.Longest == 0 {
+		opt.Longest = 3
+	}
+	if opt.Longest < 0 {
+		opt.Longest = 0
+	}
+	if opt.Workers <= 0 {
+		opt.Workers = runtime.GOMAXPROCS(0)
+	}
+	var deadline time.Time
+	if opt.Timeout > 0 {
+		deadline = start.Add(opt.Timeout)
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, deadline)
+		defer cancel()
+	}
+	acts := make([]Action, len(h.Ops))
+	res := &Result{Model: m.Name(), Source: h.Source, Operations: len(h.Ops)}
+	for i := range h.Ops {
+		a, err := m.Action(&h.Ops[i])
+		if err != nil {
+			return nil, &ActionError{Op: i, Source: h.Ops[i].Source, Err: err}
+		}
+		acts[i] = a
+		if h.Ops[i].Status.Optional() {
+			res.Optional++
+		}
+	}
+	parts := partitionOps(m, h, acts)
+	res.Partitions = len(parts)
+
+	type outcome struct {
+		ran   bool
+		ok    bool
+		err   error
+		stats Stats
+	}
+	outs := make([]outcome, len(parts))
+	sctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	work := make(chan int)
+	for w := 0; w < opt.Workers && w < len(parts); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for p := range work {
+				s := newSearch(sctx, m, searchOps(m, h, parts[p].ids, acts), 0, deadline)
+				ok, err := s.run()
+				outs[p] = outcome{ran: true, ok: ok, err: err, stats: s.stats}
+				if err == nil && !ok {
+					cancel() // one failing partition decides the history
+				}
+			}
+		}()
+	}
+feed:
+	for p := range parts {
+		select {
+		case work <- p:
+		case <-sctx.Done():
+			break feed
+		}
+	}
+	close(work)
+	wg.Wait()
+
+	failing := -1
+	for p, o := range outs {
+		res.Stats.add(o.stats)
+		switch {
+		case !o.ran || o.err != nil:
+		case o.ok:
+			res.Decided++
+		default:
+			res.Decided++
+			if failing < 0 {
+				failing = p
+			}
+		}
+	}
+	switch {
+	case failing >= 0:
+		res.Verdict = NotLinearizable
+		cx, st := counterexample(ctx, m, h, parts[failing], deadline, opt)
+		res.Counterexample = cx
+		res.Stats.add(st)
+		res.Stats.MinimizeChecks = st.MinimizeChecks
+	case res.Decided == len(parts):
+		res.Verdict = Linearizable
+	default:
+		res.Verdict = Undecided
+		for p, o := range outs {
+			if !o.ran || o.err != nil {
+				res.UndecidedKeys = append(res.UndecidedKeys, parts[p].key)
+			}
+		}
+	}
+	res.Stats.Elapsed = time.Since(start)
+	return res, nil
+}
+
+// add sums counters.
+func (s *Stats) add(t Stats) {
+	s.Steps += t.Steps
+	s.Configurations += t.Configurations
+	s.Forced += t.Forced
+	s.Symmetric += t.Symmetric
+	s.Dominated += t.Dominated
+}
+
+// partitionOps splits h by the model's partition keys, or returns one
+// partition when the model has none or an action touches every key.
+func partitionOps(m Model, h *History, acts []Action) []partition {
+	all := func() []partition {
+		ids := make([]int, len(h.Ops))
+		for i := range ids {
+			ids[i] = i
+		}
+		return []partition{{ids: ids}}
+	}
+	pm, ok := m.(Partitioner)
+	if !ok {
+		return all()
+	}
+	byKey := make(map[string]int)
+	var parts []partition
+	for i, a := range acts {
+		k, ok := pm.PartitionKey(a)
+		if !ok {
+			return all()
+		}
+		p, seen := byKey[k]
+		if !seen {
+			p = len(parts)
+			byKey[k] = p
+			parts = append(parts, partition{key: k})
+		}
+		parts[p].ids = append(parts[p].ids, i)
+	}
+	sort.SliceStable(parts, func(a, b int) bool { return parts[a].key < parts[b].key })
+	if len(parts) == 0 {
+		return all()
+	}
+	return parts
+}
+
+// searchOps prepares the operations ids of h for a search.
+func searchOps(m Model, h *History, ids []int, acts []Action) []searchOp {
+	ops := make([]searchOp, len(ids))
+	classes := make(map[string]int32)
+	var key []byte
+	for i, id := range ids {
+		o := &h.Ops[id]
+		key = classKey(key[:0], o)
+		c, ok := classes[string(key)]
+		if !ok {
+			c = int32(len(classes))
+			classes[string(key)] = c
+		}
+		ops[i] = searchOp{op: o, act: acts[id], call: o.Call, ret: o.Return,
+			optional: o.Status.Optional(), class: c}
+	}
+	markReadOnly(m, ops)
+	return ops
+}
+
+// markReadOnly fills in searchOp.readOnly from the model.
+func markReadOnly(m Model, ops []searchOp) {
+	ro, ok := m.(ReadOnlyModel)
+	if !ok {
+		return
+	}
+	for i := range ops {
+		ops[i].readOnly = ro.ReadOnly(ops[i].act)
+	}
+}
+
+// classKey encodes what makes two operations identical for the model.
+func classKey(b []byte, o *Op) []byte {
+	b = append(b, o.Name...)
+	b = append(b, 0)
+	b = append(b, byte(o.Status))
+	b = o.Key.AppendKey(b)
+	b = o.Input.AppendKey(b)
+	if o.Status == OK {
+		b = o.Output.AppendKey(b)
+	}
+	return b
+}
+
+// errUndecided is returned by the sub-history checks of minimisation when
+// they run out of time.
+var errUndecided = errors.New("undecided")

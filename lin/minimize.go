@@ -1,0 +1,240 @@
+package lin
+
+import (
+	"context"
+	"sort"
+	"time"
+)
+
+// subHistory checks sub-histories of one partition of a history.
+type subHistory struct {
+	ctx      context.Context
+	m        Model
+	h        *History
+	deadline time.Time
+	stats    Stats
+}
+
+// prefix returns the operations among ids called at or before cut, with
+// those still running at cut made pending.
+func (sh *subHistory) prefix(ids []int, cut int64) []Op {
+	var ops []Op
+	for _, id := range ids {
+		o := sh.h.Ops[id]
+		if o.Call > cut {
+			continue
+		}
+		if o.Return > cut {
+			o.Status, o.Return, o.Output = Pending, Never, Value{}
+		}
+		ops = append(ops, o)
+	}
+	return ops
+}
+
+// check searches ops (copies of history operations, IDs kept) and says
+// whether they are linearizable; keep > 0 collects that many longest
+// partial linearizations.
+func (sh *subHistory) check(ops []Op, keep int) (bool, []partialRecord, []searchOp, error) {
+	sops := make([]searchOp, len(ops))
+	classes := make(map[string]int32)
+	var key []byte
+	for i := range ops {
+		o := &ops[i]
+		a, err := sh.m.Action(o)
+		if err != nil {
+			return false, nil, nil, &ActionError{Op: o.ID, Source: o.Source, Err: err}
+		}
+		key = classKey(key[:0], o)
+		c, ok := classes[string(key)]
+		if !ok {
+			c = int32(len(classes))
+			classes[string(key)] = c
+		}
+		sops[i] = searchOp{op: o, act: a, call: o.Call, ret: o.Return, optional: o.Status.Optional(), class: c}
+	}
+	markReadOnly(sh.m, sops)
+	s := newSearch(sh.ctx, sh.m, sops, keep, sh.deadline)
+	ok, err := s.run()
+	sh.stats.add(s.stats)
+	sh.stats.MinimizeChecks++
+	return ok, s.longest, sops, err
+}
+
+// fails reports whether ops are not linearizable; an error means the
+// check did not finish.
+func (sh *subHistory) fails(ops []Op) (bool, error) {
+	ok, _, _, err := sh.check(ops, 0)
+	return !ok && err == nil, err
+}
+
+// counterexample explains why partition p of h is not linearizable.
+func counterexample(ctx context.Context, m Model, h *History, p partition, deadline time.Time, opt Options) (*Counterexample, Stats) {
+	sh := &subHistory{ctx: ctx, m: m, h: h, deadline: deadline}
+	var rets []int64
+	for _, id := range p.ids {
+		if r := h.Ops[id].Return; r != Never {
+			rets = append(rets, r)
+		}
+	}
+	sort.Slice(rets, func(a, b int) bool { return rets[a] < rets[b] })
+	rets = dedup(rets)
+	cx := &Counterexample{Partition: p.key, Init: m.DescribeState(m.Init()), Minimal: !opt.NoMinimize}
+
+	// The earliest response after which the prefix is not linearizable
+	// (the last one is: the whole partition failed).
+	lo, hi := 0, len(rets)-1
+	complete := true
+	for lo < hi {
+		mid := (lo + hi) / 2
+		f, err := sh.fails(sh.prefix(p.ids, rets[mid]))
+		if err != nil {
+			complete = false
+			break
+		}
+		if f {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	cut := rets[hi]
+	cx.Cut = cut
+	cx.Failing = -1
+	for _, id := range p.ids {
+		if h.Ops[id].Return == cut {
+			cx.Failing = id
+			break
+		}
+	}
+	ops := sh.prefix(p.ids, cut)
+	if complete && !opt.NoMinimize {
+		ops, complete = sh.minimize(ops, &h.Ops[cx.Failing])
+	}
+	cx.Minimal = complete && !opt.NoMinimize
+	_, longest, sops, _ := sh.check(ops, opt.Longest)
+	for _, o := range ops {
+		cx.Ops = append(cx.Ops, o.ID)
+	}
+	cx.Operations = ops
+	for _, pr := range longest {
+		cx.Longest = append(cx.Longest, describePartial(m, sops, pr))
+	}
+	return cx, sh.stats
+}
+
+// minimize removes operations that precede failing (returned before its
+// call) while the rest stays not linearizable: Zeller and Hildebrandt's
+// ddmin over them. The failing operation and those overlapping it are
+// kept. It reports false when it ran out of time.
+func (sh *subHistory) minimize(ops []Op, failing *Op) ([]Op, bool) {
+	var keep, rest []Op
+	for _, o := range ops {
+		if o.Return < failing.Call {
+			rest = append(rest, o)
+		} else {
+			keep = append(keep, o)
+		}
+	}
+	with := func(sub []Op) []Op {
+		all := make([]Op, 0, len(keep)+len(sub))
+		all = append(all, keep...)
+		all = append(all, sub...)
+		sort.SliceStable(all, func(a, b int) bool { return all[a].ID < all[b].ID })
+		return all
+	}
+	test := func(sub []Op) (bool, bool) {
+		f, err := sh.fails(with(sub))
+		return f, err == nil
+	}
+	if f, ok := test(nil); !ok {
+		return ops, false
+	} else if f {
+		return with(nil), true
+	}
+	n := 2
+	for len(rest) >= 2 {
+		chunks := split(rest, n)
+		reduced := false
+		for _, c := range chunks {
+			f, ok := test(c)
+			if !ok {
+				return with(rest), false
+			}
+			if f {
+				rest, n, reduced = c, 2, true
+				break
+			}
+		}
+		if !reduced && n > 2 {
+			for i := range chunks {
+				comp := complement(chunks, i)
+				f, ok := test(comp)
+				if !ok {
+					return with(rest), false
+				}
+				if f {
+					rest, n, reduced = comp, max(n-1, 2), true
+					break
+				}
+			}
+		}
+		if !reduced {
+			if n >= len(rest) {
+				break
+			}
+			n = min(2*n, len(rest))
+		}
+	}
+	return with(rest), true
+}
+
+// split cuts ops into n nearly equal chunks.
+func split(ops []Op, n int) [][]Op {
+	var out [][]Op
+	for i := 0; i < n; i++ {
+		lo, hi := i*len(ops)/n, (i+1)*len(ops)/n
+		if hi > lo {
+			out = append(out, ops[lo:hi])
+		}
+	}
+	return out
+}
+
+// complement joins every chunk but the i-th.
+func complement(chunks [][]Op, i int) []Op {
+	var out []Op
+	for j, c := range chunks {
+		if j != i {
+			out = append(out, c...)
+		}
+	}
+	return out
+}
+
+func dedup(xs []int64) []int64 {
+	out := xs[:0]
+	for i, x := range xs {
+		if i == 0 || x != xs[i-1] {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// describePartial turns a search's partial linearization into IDs and
+// the states after each operation.
+func describePartial(m Model, sops []searchOp, pr partialRecord) Partial {
+	p := Partial{Blocked: -1, Ops: []int{}, States: []string{}}
+	st := m.Init()
+	for _, i := range pr.ops {
+		o := &sops[i]
+		p.Ops = append(p.Ops, o.op.ID)
+		_, st = m.Step(st, o.act)
+		p.States = append(p.States, m.DescribeState(st))
+	}
+	if pr.blocked >= 0 {
+		p.Blocked = sops[pr.blocked].op.ID
+	}
+	return p
+}

@@ -1,0 +1,149 @@
+// Package models holds the built-in sequential models of the
+// linearizability checker: register, cas-register, kv, set, queue, stack,
+// counter and snapshot. New makes one by the name the command line uses.
+//
+// Each model reads the operations of a lin.History by name (Op.Name) and
+// takes its values from Op.Key, Op.Input and Op.Output; docs/lin.md lists
+// the operations of each. An operation whose output is not known (status
+// unknown, info or pending) is accepted wherever it can take effect, and
+// takes it.
+package models
+
+import (
+	"fmt"
+	"hash/fnv"
+	"sort"
+	"strings"
+
+	"github.com/mgtrace/mgtrace/lin"
+)
+
+// constructor makes a model with an initial value (Nil: the default).
+type constructor func(init lin.Value) (lin.Model, error)
+
+// table lists the models by name; a function, not a variable, so that no
+// state is shared.
+func table() map[string]constructor {
+	return map[string]constructor{
+		"register":     newRegister,
+		"cas-register": newCASRegister,
+		"kv":           newKV,
+		"set":          newSet,
+		"queue":        newQueue,
+		"stack":        newStack,
+		"counter":      newCounter,
+		"snapshot":     newSnapshot,
+	}
+}
+
+// Names returns the built-in models' names, sorted.
+func Names() []string {
+	var names []string
+	for n := range table() {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// New returns the built-in model called name, starting from init (Nil for
+// the model's own initial state: see docs/lin.md).
+func New(name string, init lin.Value) (lin.Model, error) {
+	c, ok := table()[name]
+	if !ok {
+		return nil, fmt.Errorf("unknown model %q (the models are %s)", name, strings.Join(Names(), ", "))
+	}
+	m, err := c(init)
+	if err != nil {
+		return nil, fmt.Errorf("model %s: %w", name, err)
+	}
+	return m, nil
+}
+
+// Ops returns the operation names model name knows (nil for an unknown
+// model).
+func Ops(name string) []string {
+	switch name {
+	case "register":
+		return []string{"read", "write"}
+	case "cas-register":
+		return []string{"read", "write", "cas"}
+	case "kv":
+		return []string{"get", "put", "append"}
+	case "set":
+		return []string{"add", "remove", "contains", "read"}
+	case "queue":
+		return []string{"enqueue", "dequeue"}
+	case "stack":
+		return []string{"push", "pop"}
+	case "counter":
+		return []string{"add", "inc", "read"}
+	case "snapshot":
+		return []string{"write", "read"}
+	}
+	return nil
+}
+
+// hashValue hashes a value's key encoding.
+func hashValue(v lin.Value) uint64 {
+	h := fnv.New64a()
+	h.Write(v.AppendKey(nil))
+	return h.Sum64()
+}
+
+// output is an operation's output as a model reads it.
+type output struct {
+	v     lin.Value
+	known bool
+}
+
+func outputOf(op *lin.Op) output {
+	if op.Status != lin.OK {
+		return output{}
+	}
+	return output{v: op.Output, known: true}
+}
+
+// unknownOp is the error for an operation name the model does not know.
+func unknownOp(model string, op *lin.Op) error {
+	return fmt.Errorf("the %s model has no operation %q (it has %s)", model, op.Name, strings.Join(Ops(model), ", "))
+}
+
+// describe formats an operation: the name, the key and input as
+// arguments, and the output unless the operation has none to show.
+func describe(op *lin.Op, showOutput bool) string {
+	var b strings.Builder
+	b.WriteString(op.Name)
+	b.WriteByte('(')
+	sep := ""
+	if !op.Key.IsNil() {
+		b.WriteString(op.Key.String())
+		sep = ", "
+	}
+	switch {
+	case op.Input.Kind == lin.List:
+		for _, v := range op.Input.L {
+			b.WriteString(sep)
+			b.WriteString(v.String())
+			sep = ", "
+		}
+	case !op.Input.IsNil():
+		b.WriteString(sep)
+		b.WriteString(op.Input.String())
+	}
+	b.WriteByte(')')
+	switch op.Status {
+	case lin.OK:
+		if showOutput {
+			b.WriteString(" -> ")
+			b.WriteString(op.Output.String())
+		}
+	case lin.Unknown:
+		if showOutput {
+			b.WriteString(" -> ?")
+		}
+	default:
+		b.WriteString(" (" + op.Status.String() + ")")
+	}
+	return b.String()
+}

@@ -1,0 +1,458 @@
+package lin
+
+import (
+	"context"
+	"math/bits"
+	"math/rand/v2"
+	"sort"
+	"time"
+)
+
+// This file is the search of one partition: the backtracking of Wing and
+// Gong ("Testing and verifying concurrent objects", JPDC 1993) over the
+// history's call and return events, with the memoisation of Lowe
+// ("Testing for linearizability", CCPE 2017) of the configurations already
+// explored, and three reductions of our own that keep it complete:
+//
+//   - a read-only operation (ReadOnlyModel) that is legal and minimal is
+//     placed at once, with no other order tried: moving it to the front of
+//     any linearization that places it later keeps that linearization
+//     valid, since it changes no state and nothing had to precede it;
+//   - of identical operations (same name, key, input, output and status)
+//     that are all minimal, only the one that returns first is tried
+//     first: swapping two identical operations in a linearization keeps it
+//     valid when the earlier-returning one takes the earlier place;
+//   - operations that may not have taken effect (Info, Pending) never have
+//     to be placed, so a configuration is dominated by one with the same
+//     state, the same required operations placed and a subset of the
+//     optional ones: if that one failed, this one fails too.
+//
+// The reductions depend only on the configuration (not on the path to
+// it), so the configurations remembered as failed stay failed.
+
+// searchOp is an operation as the search sees it.
+type searchOp struct {
+	op       *Op
+	act      Action
+	call     int64
+	ret      int64 // Never for optional operations
+	optional bool
+	readOnly bool
+	class    int32 // operations with the same class are identical
+}
+
+// event is a call or return entry of the doubly linked event list.
+type event struct {
+	op         int32 // index into search.ops
+	ret        bool
+	prev, next int32
+}
+
+// memoEntry is a configuration the search has explored.
+type memoEntry struct {
+	state  State
+	words  int32 // offset of its bitset in search.memoWords
+	next   int32 // next entry with the same key, -1 at the end
+	failed bool  // its search is over (and found nothing)
+	strict bool  // scratch: the last covers() was a strict dominance
+}
+
+// partialRecord is a partial linearization found by the search.
+type partialRecord struct {
+	ops     []int32
+	blocked int32
+}
+
+// search is the state of one partition's search.
+type search struct {
+	m    Model
+	ops  []searchOp
+	evs  []event // events[len(ops)*2] is the head sentinel
+	head int32
+	// callEv and retEv give each operation's events (retEv -1 when
+	// optional).
+	callEv, retEv []int32
+
+	nw      int      // words per bitset
+	bits    []uint64 // operations placed
+	reqMask []uint64 // required (not optional) operations
+	zob     []uint64 // a random number per operation (Zobrist hashing)
+	hash    uint64   // xor of zob over placed required operations
+	reqLeft int      // required operations not placed yet
+
+	memo      map[uint64]int32
+	memoEnts  []memoEntry
+	memoWords []uint64
+
+	stats    Stats
+	deadline time.Time
+	ctx      context.Context
+
+	// longest partial linearizations
+	keep    int
+	longest []partialRecord
+	best    int
+
+	// scratch for the choices of a node
+	classSeen []int32 // per class: generation stamp
+	classAt   []int32 // per class: index of its chosen op in the choice list
+	gen       int32
+}
+
+// errTimeout says the search ran out of time or was cancelled.
+type errTimeout struct{}
+
+func (errTimeout) Error() string { return "search stopped before it finished" }
+
+// newSearch prepares the search of ops (their actions already made).
+func newSearch(ctx context.Context, m Model, ops []searchOp, keep int, deadline time.Time) *search {
+	n := len(ops)
+	s := &search{m: m, ops: ops, ctx: ctx, deadline: deadline, keep: keep}
+	s.nw = (n + 63) / 64
+	s.bits = make([]uint64, s.nw)
+	s.reqMask = make([]uint64, s.nw)
+	s.zob = make([]uint64, n)
+	rng := rand.New(rand.NewPCG(0x6d67747261636521, uint64(n)))
+	for i := range ops {
+		s.zob[i] = rng.Uint64()
+		if !ops[i].optional {
+			s.reqMask[i/64] |= 1 << (i % 64)
+			s.reqLeft++
+		}
+	}
+	// The event list: calls and returns by position, a call before a
+	// return at the same position (intervals are closed: equal positions
+	// overlap).
+	s.evs = make([]event, 0, 2*n+1)
+	for i := range ops {
+		s.evs = append(s.evs, event{op: int32(i)})
+		if !ops[i].optional {
+			s.evs = append(s.evs, event{op: int32(i), ret: true})
+		}
+	}
+	pos := func(e event) int64 {
+		if e.ret {
+			return ops[e.op].ret
+		}
+		return ops[e.op].call
+	}
+	sort.SliceStable(s.evs, func(a, b int) bool {
+		ea, eb := s.evs[a], s.evs[b]
+		pa, pb := pos(ea), pos(eb)
+		if pa != pb {
+			return pa < pb
+		}
+		if ea.ret != eb.ret {
+			return !ea.ret
+		}
+		return ea.op < eb.op
+	})
+	s.callEv = make([]int32, n)
+	s.retEv = make([]int32, n)
+	for i := range s.retEv {
+		s.retEv[i] = -1
+	}
+	for i, e := range s.evs {
+		if e.ret {
+			s.retEv[e.op] = int32(i)
+		} else {
+			s.callEv[e.op] = int32(i)
+		}
+	}
+	s.head = int32(len(s.evs))
+	s.evs = append(s.evs, event{op: -1})
+	for i := range s.evs {
+		s.evs[i].prev = int32(i) - 1
+		s.evs[i].next = int32(i) + 1
+	}
+	s.evs[s.head].next = 0
+	s.evs[s.head].prev = s.head - 1
+	if s.head == 0 {
+		s.evs[s.head].next = s.head
+		s.evs[s.head].prev = s.head
+	} else {
+		s.evs[0].prev = s.head
+		s.evs[s.head-1].next = s.head
+	}
+	var classes int32
+	for i := range ops {
+		if ops[i].class+1 > classes {
+			classes = ops[i].class + 1
+		}
+	}
+	s.classSeen = make([]int32, classes)
+	s.classAt = make([]int32, classes)
+	s.memo = make(map[uint64]int32)
+	return s
+}
+
+// unlink removes event i from the list; relink puts it back (in the
+// reverse order of the unlinks).
+func (s *search) unlink(i int32) {
+	e := &s.evs[i]
+	s.evs[e.prev].next = e.next
+	s.evs[e.next].prev = e.prev
+}
+
+func (s *search) relink(i int32) {
+	e := &s.evs[i]
+	s.evs[e.prev].next = i
+	s.evs[e.next].prev = i
+}
+
+// place marks op as linearized.
+func (s *search) place(op int32) {
+	s.unlink(s.callEv[op])
+	if r := s.retEv[op]; r >= 0 {
+		s.unlink(r)
+		s.hash ^= s.zob[op]
+		s.reqLeft--
+	}
+	s.bits[op/64] |= 1 << (op % 64)
+}
+
+// unplace undoes place(op).
+func (s *search) unplace(op int32) {
+	s.bits[op/64] &^= 1 << (op % 64)
+	if r := s.retEv[op]; r >= 0 {
+		s.relink(r)
+		s.hash ^= s.zob[op]
+		s.reqLeft++
+	}
+	s.relink(s.callEv[op])
+}
+
+// mix spreads a state hash before it is combined with the bitset's.
+func mix(h uint64) uint64 {
+	h ^= h >> 33
+	h *= 0xff51afd7ed558ccd
+	h ^= h >> 33
+	h *= 0xc4ceb9fe1a85ec53
+	h ^= h >> 33
+	return h
+}
+
+// seen reports whether the configuration (current bits, st) was explored
+// already, or is dominated by one that failed; if not, it is remembered
+// and its index returned (to mark it failed when its search is done).
+func (s *search) seen(st State) (bool, int32) {
+	key := s.hash ^ mix(s.m.Hash(st))
+	first, ok := s.memo[key]
+	if ok {
+		for i := first; i >= 0; i = s.memoEnts[i].next {
+			e := &s.memoEnts[i]
+			if s.covers(e, s.memoWords[e.words:int(e.words)+s.nw]) && s.m.Equal(e.state, st) {
+				if e.strict {
+					s.stats.Dominated++
+				}
+				return true, -1
+			}
+		}
+	} else {
+		first = -1
+	}
+	off := int32(len(s.memoWords))
+	s.memoWords = append(s.memoWords, s.bits...)
+	s.memoEnts = append(s.memoEnts, memoEntry{state: st, words: off, next: first})
+	s.memo[key] = int32(len(s.memoEnts) - 1)
+	s.stats.Configurations++
+	return false, int32(len(s.memoEnts) - 1)
+}
+
+// covers reports whether an explored configuration e, with bitset w, has
+// the current required operations and the same optional ones, or a
+// subset of them when e's search has failed. A configuration still being
+// searched does not dominate: only a failed one is known to fail.
+func (s *search) covers(e *memoEntry, w []uint64) bool {
+	strict := false
+	for i, x := range w {
+		c := s.bits[i]
+		if (x^c)&s.reqMask[i] != 0 || x&^c != 0 {
+			return false
+		}
+		if x != c {
+			strict = true
+		}
+	}
+	if strict && !e.failed {
+		return false
+	}
+	e.strict = strict
+	return true
+}
+
+// choices lists the operations to try in state st: every minimal
+// operation (called before the earliest pending return), with the
+// reductions described above. It appends to buf.
+func (s *search) choices(st State, buf []int32) []int32 {
+	buf = buf[:0]
+	s.gen++
+	for i := s.evs[s.head].next; i != s.head; i = s.evs[i].next {
+		e := &s.evs[i]
+		if e.ret {
+			break
+		}
+		o := &s.ops[e.op]
+		if o.readOnly && o.optional {
+			continue // changes nothing and need not happen: never needed
+		}
+		if o.readOnly {
+			s.stats.Steps++
+			if ok, _ := s.m.Step(st, o.act); ok {
+				s.stats.Forced++
+				return append(buf[:0], e.op)
+			}
+			continue
+		}
+		c := o.class
+		if s.classSeen[c] == s.gen {
+			// An identical operation is a choice already: keep the one
+			// that returns first.
+			s.stats.Symmetric++
+			j := s.classAt[c]
+			if prev := &s.ops[buf[j]]; o.ret < prev.ret {
+				buf[j] = e.op
+			}
+			continue
+		}
+		s.classSeen[c] = s.gen
+		s.classAt[c] = int32(len(buf))
+		buf = append(buf, e.op)
+	}
+	// Required operations first: optional ones are tried last.
+	if len(buf) > 1 {
+		k := 0
+		for i, op := range buf {
+			if !s.ops[op].optional {
+				buf[k], buf[i] = buf[i], buf[k]
+				k++
+			}
+		}
+	}
+	return buf
+}
+
+// frame is one node of the depth-first search.
+type frame struct {
+	state State
+	op    int32 // the operation placed to get here (-1 at the root)
+	memo  int32 // its configuration's memo entry
+	cands []int32
+	next  int
+}
+
+// run searches for a linearization. It returns true when one exists,
+// false when none does, or errTimeout.
+func (s *search) run() (bool, error) {
+	stack := make([]frame, 0, len(s.ops)+1)
+	bufs := make([][]int32, 0, len(s.ops)+1)
+	getBuf := func(depth int) []int32 {
+		for len(bufs) <= depth {
+			bufs = append(bufs, nil)
+		}
+		return bufs[depth]
+	}
+	init := s.m.Init()
+	if s.reqLeft == 0 {
+		return true, nil
+	}
+	c := s.choices(init, getBuf(0))
+	bufs[0] = c
+	_, root := s.seen(init)
+	stack = append(stack, frame{state: init, op: -1, memo: root, cands: c})
+	s.best = -1
+	s.noteDepth(stack)
+	var iter uint64
+	for len(stack) > 0 {
+		iter++
+		if iter&1023 == 0 {
+			if err := s.ctx.Err(); err != nil {
+				return false, errTimeout{}
+			}
+			if !s.deadline.IsZero() && time.Now().After(s.deadline) {
+				return false, errTimeout{}
+			}
+		}
+		f := &stack[len(stack)-1]
+		if f.next == len(f.cands) {
+			s.memoEnts[f.memo].failed = true
+			if f.op >= 0 {
+				s.unplace(f.op)
+			}
+			stack = stack[:len(stack)-1]
+			continue
+		}
+		op := f.cands[f.next]
+		f.next++
+		o := &s.ops[op]
+		s.stats.Steps++
+		ok, next := s.m.Step(f.state, o.act)
+		if !ok {
+			continue
+		}
+		s.place(op)
+		if s.reqLeft == 0 {
+			return true, nil
+		}
+		dup, idx := s.seen(next)
+		if dup {
+			s.unplace(op)
+			continue
+		}
+		depth := len(stack)
+		c := s.choices(next, getBuf(depth))
+		bufs[depth] = c
+		stack = append(stack, frame{state: next, op: op, memo: idx, cands: c})
+		s.noteDepth(stack)
+	}
+	return false, nil
+}
+
+// noteDepth remembers the current path when it is among the longest.
+func (s *search) noteDepth(stack []frame) {
+	if s.keep == 0 {
+		return
+	}
+	depth := len(stack) - 1
+	if depth < s.best {
+		return
+	}
+	if depth > s.best {
+		s.best = depth
+		s.longest = s.longest[:0]
+	}
+	if len(s.longest) >= s.keep {
+		return
+	}
+	last := stack[len(stack)-1].op
+	for _, p := range s.longest {
+		if len(p.ops) > 0 && p.ops[len(p.ops)-1] == last {
+			return
+		}
+	}
+	ops := make([]int32, depth)
+	for i := 1; i < len(stack); i++ {
+		ops[i-1] = stack[i].op
+	}
+	s.longest = append(s.longest, partialRecord{ops: ops, blocked: s.firstReturn()})
+}
+
+// firstReturn is the operation whose response comes first among those not
+// placed (-1 when none).
+func (s *search) firstReturn() int32 {
+	for i := s.evs[s.head].next; i != s.head; i = s.evs[i].next {
+		if s.evs[i].ret {
+			return s.evs[i].op
+		}
+	}
+	return -1
+}
+
+// popcount counts the operations placed (for tests).
+func (s *search) popcount() int {
+	n := 0
+	for _, w := range s.bits {
+		n += bits.OnesCount64(w)
+	}
+	return n
+}
