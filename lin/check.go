@@ -25,6 +25,9 @@ type Options struct {
 	// Workers is how many partitions are searched at once (default
 	// GOMAXPROCS).
 	Workers int
+	// NoCounterexample gives the verdict only: a history that is not
+	// linearizable gets no Counterexample (which costs more searches).
+	NoCounterexample bool
 }
 
 // ActionError is an operation the model cannot run.
@@ -141,6 +144,8 @@ feed:
 		}
 	}
 	switch {
+	case failing >= 0 && opt.NoCounterexample:
+		res.Verdict = NotLinearizable
 	case failing >= 0:
 		res.Verdict = NotLinearizable
 		cx, st := counterexample(ctx, m, h, parts[failing], deadline, opt)

@@ -54,7 +54,6 @@ type memoEntry struct {
 	words  int32 // offset of its bitset in search.memoWords
 	next   int32 // next entry with the same key, -1 at the end
 	failed bool  // its search is over (and found nothing)
-	strict bool  // scratch: the last covers() was a strict dominance
 }
 
 // partialRecord is a partial linearization found by the search.
@@ -73,14 +72,16 @@ type search struct {
 	// optional).
 	callEv, retEv []int32
 
-	nw      int      // words per bitset
-	bits    []uint64 // operations placed
-	reqMask []uint64 // required (not optional) operations
-	zob     []uint64 // a random number per operation (Zobrist hashing)
-	hash    uint64   // xor of zob over placed required operations
-	reqLeft int      // required operations not placed yet
+	nw   int      // words per bitset
+	bits []uint64 // operations placed
+	zob  []uint64 // a random number per operation (Zobrist hashing)
+	hash uint64   // xor of zob over placed operations
+	// optPlaced lists the optional operations placed on the current path,
+	// in order.
+	optPlaced []int32
+	reqLeft   int // required operations not placed yet
 
-	memo      map[uint64]int32
+	memo      table
 	memoEnts  []memoEntry
 	memoWords []uint64
 
@@ -110,13 +111,11 @@ func newSearch(ctx context.Context, m Model, ops []searchOp, keep int, deadline 
 	s := &search{m: m, ops: ops, ctx: ctx, deadline: deadline, keep: keep}
 	s.nw = (n + 63) / 64
 	s.bits = make([]uint64, s.nw)
-	s.reqMask = make([]uint64, s.nw)
 	s.zob = make([]uint64, n)
 	rng := rand.New(rand.NewPCG(0x6d67747261636521, uint64(n)))
 	for i := range ops {
 		s.zob[i] = rng.Uint64()
 		if !ops[i].optional {
-			s.reqMask[i/64] |= 1 << (i % 64)
 			s.reqLeft++
 		}
 	}
@@ -182,7 +181,7 @@ func newSearch(ctx context.Context, m Model, ops []searchOp, keep int, deadline 
 	}
 	s.classSeen = make([]int32, classes)
 	s.classAt = make([]int32, classes)
-	s.memo = make(map[uint64]int32)
+	s.memo.init(64)
 	return s
 }
 
@@ -205,19 +204,23 @@ func (s *search) place(op int32) {
 	s.unlink(s.callEv[op])
 	if r := s.retEv[op]; r >= 0 {
 		s.unlink(r)
-		s.hash ^= s.zob[op]
 		s.reqLeft--
+	} else {
+		s.optPlaced = append(s.optPlaced, op)
 	}
+	s.hash ^= s.zob[op]
 	s.bits[op/64] |= 1 << (op % 64)
 }
 
 // unplace undoes place(op).
 func (s *search) unplace(op int32) {
 	s.bits[op/64] &^= 1 << (op % 64)
+	s.hash ^= s.zob[op]
 	if r := s.retEv[op]; r >= 0 {
 		s.relink(r)
-		s.hash ^= s.zob[op]
 		s.reqLeft++
+	} else {
+		s.optPlaced = s.optPlaced[:len(s.optPlaced)-1]
 	}
 	s.relink(s.callEv[op])
 }
@@ -235,49 +238,58 @@ func mix(h uint64) uint64 {
 // seen reports whether the configuration (current bits, st) was explored
 // already, or is dominated by one that failed; if not, it is remembered
 // and its index returned (to mark it failed when its search is done).
+//
+// Dominance is checked against the configurations with one of the placed
+// optional operations taken out: each is one hash lookup, where testing
+// every subset would scan every configuration that differs from this one
+// in optional operations only.
 func (s *search) seen(st State) (bool, int32) {
-	key := s.hash ^ mix(s.m.Hash(st))
-	first, ok := s.memo[key]
-	if ok {
-		for i := first; i >= 0; i = s.memoEnts[i].next {
-			e := &s.memoEnts[i]
-			if s.covers(e, s.memoWords[e.words:int(e.words)+s.nw]) && s.m.Equal(e.state, st) {
-				if e.strict {
-					s.stats.Dominated++
-				}
-				return true, -1
-			}
-		}
-	} else {
-		first = -1
+	sh := mix(s.m.Hash(st))
+	key := s.hash ^ sh
+	if s.lookup(key, st, false) {
+		return true, -1
 	}
+	for _, o := range s.optPlaced {
+		bit := uint64(1) << (o % 64)
+		s.bits[o/64] &^= bit
+		found := s.lookup(key^s.zob[o], st, true)
+		s.bits[o/64] |= bit
+		if found {
+			s.stats.Dominated++
+			return true, -1
+		}
+	}
+	slot := s.memo.slot(key)
 	off := int32(len(s.memoWords))
 	s.memoWords = append(s.memoWords, s.bits...)
-	s.memoEnts = append(s.memoEnts, memoEntry{state: st, words: off, next: first})
-	s.memo[key] = int32(len(s.memoEnts) - 1)
+	s.memoEnts = append(s.memoEnts, memoEntry{state: st, words: off, next: s.memo.vals[slot] - 1})
+	s.memo.set(slot, key, int32(len(s.memoEnts)))
 	s.stats.Configurations++
 	return false, int32(len(s.memoEnts) - 1)
 }
 
-// covers reports whether an explored configuration e, with bitset w, has
-// the current required operations and the same optional ones, or a
-// subset of them when e's search has failed. A configuration still being
-// searched does not dominate: only a failed one is known to fail.
-func (s *search) covers(e *memoEntry, w []uint64) bool {
-	strict := false
-	for i, x := range w {
-		c := s.bits[i]
-		if (x^c)&s.reqMask[i] != 0 || x&^c != 0 {
+// lookup reports whether a configuration with the current bits and state
+// st is remembered under key (and has failed, when failed is true).
+func (s *search) lookup(key uint64, st State, failed bool) bool {
+	first := s.memo.vals[s.memo.slot(key)] - 1
+	for i := first; i >= 0; i = s.memoEnts[i].next {
+		e := &s.memoEnts[i]
+		if failed && !e.failed {
+			continue
+		}
+		if equalWords(s.memoWords[e.words:int(e.words)+s.nw], s.bits) && s.m.Equal(e.state, st) {
+			return true
+		}
+	}
+	return false
+}
+
+func equalWords(a, b []uint64) bool {
+	for i := range a {
+		if a[i] != b[i] {
 			return false
 		}
-		if x != c {
-			strict = true
-		}
 	}
-	if strict && !e.failed {
-		return false
-	}
-	e.strict = strict
 	return true
 }
 
@@ -455,4 +467,50 @@ func (s *search) popcount() int {
 		n += bits.OnesCount64(w)
 	}
 	return n
+}
+
+// table maps configuration keys to the first memo entry of their chain
+// (plus one; 0 is an empty slot): open addressing with linear probing,
+// which costs about half of a Go map's lookup here.
+type table struct {
+	keys []uint64
+	vals []int32
+	n    int
+}
+
+func (t *table) init(size int) {
+	t.keys = make([]uint64, size)
+	t.vals = make([]int32, size)
+	t.n = 0
+}
+
+// slot returns the slot of key: where it is, or the empty one where it
+// would go.
+func (t *table) slot(key uint64) int {
+	mask := len(t.keys) - 1
+	for i := int(key) & mask; ; i = (i + 1) & mask {
+		if t.vals[i] == 0 || t.keys[i] == key {
+			return i
+		}
+	}
+}
+
+// set stores val (non-zero) for key at slot (from slot), growing the
+// table past half full.
+func (t *table) set(slot int, key uint64, val int32) {
+	if t.vals[slot] == 0 {
+		t.n++
+	}
+	t.keys[slot], t.vals[slot] = key, val
+	if 2*t.n > len(t.keys) {
+		old := *t
+		t.init(2 * len(old.keys))
+		for i, v := range old.vals {
+			if v != 0 {
+				j := t.slot(old.keys[i])
+				t.keys[j], t.vals[j] = old.keys[i], v
+				t.n++
+			}
+		}
+	}
 }

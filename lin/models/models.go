@@ -11,7 +11,6 @@ package models
 
 import (
 	"fmt"
-	"hash/fnv"
 	"sort"
 	"strings"
 
@@ -84,11 +83,35 @@ func Ops(name string) []string {
 	return nil
 }
 
-// hashValue hashes a value's key encoding.
+// hashValue hashes a value (FNV-1a over its kind and contents, without
+// allocating).
 func hashValue(v lin.Value) uint64 {
-	h := fnv.New64a()
-	h.Write(v.AppendKey(nil))
-	return h.Sum64()
+	return hashInto(14695981039346656037, v)
+}
+
+const fnvPrime = 1099511628211
+
+func hashInto(h uint64, v lin.Value) uint64 {
+	h = (h ^ uint64(v.Kind)) * fnvPrime
+	switch v.Kind {
+	case lin.Int, lin.Bool:
+		x := uint64(v.I)
+		for i := 0; i < 8; i++ {
+			h = (h ^ (x & 0xff)) * fnvPrime
+			x >>= 8
+		}
+	case lin.String:
+		for i := 0; i < len(v.S); i++ {
+			h = (h ^ uint64(v.S[i])) * fnvPrime
+		}
+		h = (h ^ 0xff) * fnvPrime
+	case lin.List:
+		for _, e := range v.L {
+			h = hashInto(h, e)
+		}
+		h = (h ^ 0xfe) * fnvPrime
+	}
+	return h
 }
 
 // output is an operation's output as a model reads it.

@@ -33,7 +33,7 @@ const (
 
 type regAction struct {
 	kind     regKind
-	v        lin.Value // write's value, cas's new value
+	v        lin.State // write's value, cas's new value (a lin.Value, boxed once)
 	old      lin.Value // cas's expected value
 	out      output
 	casOK    bool // cas's known result
@@ -53,7 +53,7 @@ func (r *register) Action(op *lin.Op) (lin.Action, error) {
 	case "read", "get":
 		return &regAction{kind: regRead, out: outputOf(op)}, nil
 	case "write", "put":
-		return &regAction{kind: regWrite, v: op.Input}, nil
+		return &regAction{kind: regWrite, v: lin.State(op.Input)}, nil
 	case "cas":
 		if !r.cas {
 			break
@@ -61,7 +61,7 @@ func (r *register) Action(op *lin.Op) (lin.Action, error) {
 		if op.Input.Kind != lin.List || len(op.Input.L) != 2 {
 			return nil, fmt.Errorf("cas needs the input [old new], not %s", op.Input)
 		}
-		a := &regAction{kind: regCAS, old: op.Input.L[0], v: op.Input.L[1]}
+		a := &regAction{kind: regCAS, old: op.Input.L[0], v: lin.State(op.Input.L[1])}
 		if op.Status == lin.OK {
 			a.casKnown = true
 			// A boolean output is the result; an ok cas with any other
