@@ -1,10 +1,10 @@
 package lin
 
 import (
+	"cmp"
 	"context"
 	"math/bits"
-	"math/rand/v2"
-	"sort"
+	"slices"
 	"time"
 )
 
@@ -112,9 +112,10 @@ func newSearch(ctx context.Context, m Model, ops []searchOp, keep int, deadline 
 	s.nw = (n + 63) / 64
 	s.bits = make([]uint64, s.nw)
 	s.zob = make([]uint64, n)
-	rng := rand.New(rand.NewPCG(0x6d67747261636521, uint64(n)))
+	x := uint64(0x6d67747261636521)
 	for i := range ops {
-		s.zob[i] = rng.Uint64()
+		x += 0x9e3779b97f4a7c15 // splitmix64
+		s.zob[i] = mix(x)
 		if !ops[i].optional {
 			s.reqLeft++
 		}
@@ -135,16 +136,18 @@ func newSearch(ctx context.Context, m Model, ops []searchOp, keep int, deadline 
 		}
 		return ops[e.op].call
 	}
-	sort.SliceStable(s.evs, func(a, b int) bool {
-		ea, eb := s.evs[a], s.evs[b]
+	slices.SortFunc(s.evs, func(ea, eb event) int {
 		pa, pb := pos(ea), pos(eb)
-		if pa != pb {
-			return pa < pb
+		switch {
+		case pa != pb:
+			return cmp.Compare(pa, pb)
+		case ea.ret != eb.ret:
+			if ea.ret {
+				return 1
+			}
+			return -1
 		}
-		if ea.ret != eb.ret {
-			return !ea.ret
-		}
-		return ea.op < eb.op
+		return cmp.Compare(ea.op, eb.op)
 	})
 	s.callEv = make([]int32, n)
 	s.retEv = make([]int32, n)

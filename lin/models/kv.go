@@ -31,14 +31,46 @@ type kvAction struct {
 	kind kvKind
 	key  string
 	v    lin.Value
+	put  *kvState // put's state, made once
 	out  output
 }
 
-func (kv) Name() string                     { return "kv" }
-func (kv) Init() lin.State                  { return lin.Value{} }
-func (kv) Hash(s lin.State) uint64          { return hashValue(normKV(s.(lin.Value))) }
-func (kv) Equal(s, t lin.State) bool        { return kvEqual(s.(lin.Value), t.(lin.Value)) }
-func (kv) DescribeState(s lin.State) string { return s.(lin.Value).String() }
+// kvState is one key's value with its hash, computed once: a string's
+// hash is FNV-1a over its bytes, so an append continues it from the old
+// value's hash.
+type kvState struct {
+	v lin.Value
+	h uint64
+}
+
+const fnvBasis = 14695981039346656037
+
+func newKVState(v lin.Value) *kvState {
+	v = normKV(v)
+	if v.Kind == lin.String {
+		return &kvState{v: v, h: fnvString(fnvBasis, v.S)}
+	}
+	if v.IsNil() {
+		return &kvState{h: fnvBasis}
+	}
+	return &kvState{v: v, h: hashValue(v) ^ 0x5bd1e995}
+}
+
+func fnvString(h uint64, s string) uint64 {
+	for i := 0; i < len(s); i++ {
+		h = (h ^ uint64(s[i])) * fnvPrime
+	}
+	return h
+}
+
+func (kv) Name() string            { return "kv" }
+func (kv) Init() lin.State         { return newKVState(lin.Value{}) }
+func (kv) Hash(s lin.State) uint64 { return s.(*kvState).h }
+func (kv) Equal(s, t lin.State) bool {
+	a, b := s.(*kvState), t.(*kvState)
+	return a == b || (a.h == b.h && a.v.Equal(b.v))
+}
+func (kv) DescribeState(s lin.State) string { return s.(*kvState).v.String() }
 
 // normKV maps "" to Nil: an absent key reads as either.
 func normKV(v lin.Value) lin.Value {
@@ -60,6 +92,7 @@ func (kv) Action(op *lin.Op) (lin.Action, error) {
 		a.kind = kvGet
 	case "put", "write":
 		a.kind = kvPut
+		a.put = newKVState(op.Input)
 	case "append":
 		if op.Input.Kind != lin.String {
 			return nil, fmt.Errorf("append needs a string to append, not %s", op.Input)
@@ -72,21 +105,24 @@ func (kv) Action(op *lin.Op) (lin.Action, error) {
 }
 
 func (kv) Step(s lin.State, a lin.Action) (bool, lin.State) {
-	st := s.(lin.Value)
+	st := s.(*kvState)
 	act := a.(*kvAction)
 	switch act.kind {
 	case kvGet:
-		return !act.out.known || kvEqual(act.out.v, st), s
+		return !act.out.known || kvEqual(act.out.v, st.v), s
 	case kvPut:
-		return true, act.v
+		return true, act.put
 	}
-	prefix := ""
-	if st.Kind == lin.String {
-		prefix = st.S
-	} else if !st.IsNil() {
-		prefix = st.String()
+	if act.v.S == "" {
+		return true, s
 	}
-	return true, lin.StringValue(prefix + act.v.S)
+	switch st.v.Kind {
+	case lin.String:
+		return true, &kvState{v: lin.StringValue(st.v.S + act.v.S), h: fnvString(st.h, act.v.S)}
+	case lin.Nil:
+		return true, &kvState{v: act.v, h: fnvString(fnvBasis, act.v.S)}
+	}
+	return true, newKVState(lin.StringValue(st.v.String() + act.v.S))
 }
 
 func (kv) PartitionKey(a lin.Action) (string, bool) { return a.(*kvAction).key, true }
