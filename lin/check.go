@@ -173,6 +173,7 @@ func (s *Stats) add(t Stats) {
 	s.Forced += t.Forced
 	s.Symmetric += t.Symmetric
 	s.Dominated += t.Dominated
+	s.Absorbed += t.Absorbed
 }
 
 // partitionOps splits h by the model's partition keys, or returns one

@@ -57,6 +57,10 @@ type Stats struct {
 	Forced    uint64 `json:"forced"`
 	Symmetric uint64 `json:"symmetric"`
 	Dominated uint64 `json:"dominated"`
+	// Absorbed counts optional operations not tried right after another
+	// optional one that made no difference to them (a timed-out write
+	// overwritten by the next).
+	Absorbed uint64 `json:"absorbed"`
 	// Elapsed is the wall-clock time of the check, minimisation included.
 	Elapsed time.Duration `json:"elapsed_ns"`
 	// MinimizeChecks counts the sub-histories checked while minimising.

@@ -299,7 +299,14 @@ func equalWords(a, b []uint64) bool {
 // choices lists the operations to try in state st: every minimal
 // operation (called before the earliest pending return), with the
 // reductions described above. It appends to buf.
-func (s *search) choices(st State, buf []int32) []int32 {
+//
+// prev is the state before the last operation placed when that one was
+// optional (nil otherwise): an optional operation x whose effect from
+// prev is the same as from st is not tried, since that last optional
+// operation made no difference to x and need not have happened. The
+// configuration without it, reached by placing x at the parent, covers
+// this one.
+func (s *search) choices(st, prev State, buf []int32) []int32 {
 	buf = buf[:0]
 	s.gen++
 	for i := s.evs[s.head].next; i != s.head; i = s.evs[i].next {
@@ -310,6 +317,10 @@ func (s *search) choices(st State, buf []int32) []int32 {
 		o := &s.ops[e.op]
 		if o.readOnly && o.optional {
 			continue // changes nothing and need not happen: never needed
+		}
+		if o.optional && prev != nil && s.absorbs(prev, st, o.act) {
+			s.stats.Absorbed++
+			continue
 		}
 		if o.readOnly {
 			s.stats.Steps++
@@ -347,6 +358,18 @@ func (s *search) choices(st State, buf []int32) []int32 {
 	return buf
 }
 
+// absorbs reports whether action a leads to the same state from prev as
+// from st, legally from both.
+func (s *search) absorbs(prev, st State, a Action) bool {
+	s.stats.Steps += 2
+	ok1, s1 := s.m.Step(prev, a)
+	if !ok1 {
+		return false
+	}
+	ok2, s2 := s.m.Step(st, a)
+	return ok2 && s.m.Equal(s1, s2)
+}
+
 // frame is one node of the depth-first search.
 type frame struct {
 	state State
@@ -371,7 +394,7 @@ func (s *search) run() (bool, error) {
 	if s.reqLeft == 0 {
 		return true, nil
 	}
-	c := s.choices(init, getBuf(0))
+	c := s.choices(init, nil, getBuf(0))
 	bufs[0] = c
 	_, root := s.seen(init)
 	stack = append(stack, frame{state: init, op: -1, memo: root, cands: c})
@@ -415,7 +438,11 @@ func (s *search) run() (bool, error) {
 			continue
 		}
 		depth := len(stack)
-		c := s.choices(next, getBuf(depth))
+		var prev State
+		if o.optional {
+			prev = f.state
+		}
+		c := s.choices(next, prev, getBuf(depth))
 		bufs[depth] = c
 		stack = append(stack, frame{state: next, op: op, memo: idx, cands: c})
 		s.noteDepth(stack)
