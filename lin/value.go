@@ -202,3 +202,103 @@ func FromJSON(x any) (Value, error) {
 	}
 	return Value{}, fmt.Errorf("a value must be a number, string, boolean, null or array, not %T", x)
 }
+
+// ParseValue reads a value literal as the command line and the
+// operations file write them: an integer (3, -1, 0x1f), a string in
+// double quotes with Go escapes, nil, true, false, or a list of values in
+// brackets separated by spaces or commas ([1 2], [[0 1] "x"]).
+func ParseValue(s string) (Value, error) {
+	p := &valueParser{s: s}
+	v, err := p.value()
+	if err != nil {
+		return Value{}, err
+	}
+	p.space()
+	if p.i != len(p.s) {
+		return Value{}, fmt.Errorf("value %q: unexpected %q at column %d", s, p.s[p.i:], p.i+1)
+	}
+	return v, nil
+}
+
+type valueParser struct {
+	s     string
+	i     int
+	depth int
+}
+
+func (p *valueParser) space() {
+	for p.i < len(p.s) && (p.s[p.i] == ' ' || p.s[p.i] == '\t' || p.s[p.i] == ',') {
+		p.i++
+	}
+}
+
+func (p *valueParser) value() (Value, error) {
+	p.space()
+	if p.i >= len(p.s) {
+		return Value{}, fmt.Errorf("value %q: a value is missing at column %d", p.s, p.i+1)
+	}
+	switch c := p.s[p.i]; {
+	case c == '[':
+		p.i++
+		if p.depth++; p.depth > 64 {
+			return Value{}, fmt.Errorf("value %q: lists nest deeper than 64", p.s)
+		}
+		defer func() { p.depth-- }()
+		var l []Value
+		for {
+			p.space()
+			if p.i < len(p.s) && p.s[p.i] == ']' {
+				p.i++
+				return ListValue(l...), nil
+			}
+			if p.i >= len(p.s) {
+				return Value{}, fmt.Errorf("value %q: a list is not closed with ]", p.s)
+			}
+			if len(l) >= 1<<16 {
+				return Value{}, fmt.Errorf("value %q: a list is too long", p.s)
+			}
+			v, err := p.value()
+			if err != nil {
+				return Value{}, err
+			}
+			l = append(l, v)
+		}
+	case c == '"':
+		j := p.i + 1
+		for j < len(p.s) && p.s[j] != '"' {
+			if p.s[j] == '\\' {
+				j++
+			}
+			j++
+		}
+		if j >= len(p.s) {
+			return Value{}, fmt.Errorf("value %q: a string is not closed", p.s)
+		}
+		str, err := strconv.Unquote(p.s[p.i : j+1])
+		if err != nil {
+			return Value{}, fmt.Errorf("value %q: bad string %s", p.s, p.s[p.i:j+1])
+		}
+		p.i = j + 1
+		return StringValue(str), nil
+	default:
+		j := p.i
+		for j < len(p.s) && !strings.ContainsRune(" \t,[]\"", rune(p.s[j])) {
+			j++
+		}
+		word := p.s[p.i:j]
+		p.i = j
+		switch word {
+		case "nil", "null":
+			return Value{}, nil
+		case "true":
+			return BoolValue(true), nil
+		case "false":
+			return BoolValue(false), nil
+		}
+		n, err := strconv.ParseInt(word, 0, 64)
+		if err != nil {
+			return Value{}, fmt.Errorf("value %q: %q is not an integer, string, nil, true, false or list", p.s, word)
+		}
+		return IntValue(n), nil
+	}
+}
