@@ -5,7 +5,8 @@
 //	analyze SUBCOMMAND [flags] run.trace
 //
 // Exit status: 0 success or nothing found, 1 findings, 2 usage or input
-// error. Errors are one line on stderr starting with "analyze: ". See
+// error, 3 undecided (a search that hit its time limit). Errors are one
+// line on stderr starting with "analyze: ". See
 // docs/cli.md for every subcommand, flag and output schema.
 package main
 
@@ -36,6 +37,9 @@ const (
 	exitOK       = 0 // success, nothing found
 	exitFindings = 1 // the analysis found something (violations, faults, bugs)
 	exitError    = 2 // usage or input error
+	// exitUndecided: a search hit its time limit (analyze lin --timeout)
+	// without an answer.
+	exitUndecided = 3
 )
 
 // command is one subcommand. Adding a subcommand is one entry in commands
@@ -190,6 +194,8 @@ func report(c *command, err error, stderr io.Writer) int {
 		return exitOK
 	case errors.Is(err, errFindings):
 		return exitFindings
+	case errors.Is(err, errUndecided):
+		return exitUndecided
 	case isBrokenPipe(err):
 		// The reader of our output went away (analyze dump | head): not
 		// an error.
@@ -234,7 +240,8 @@ func writeMainHelp(w io.Writer, cmds []*command) {
 		fmt.Fprintf(&b, "  %-*s  %s\n", width, c.name, c.summary)
 	}
 	b.WriteString("\nRun 'analyze SUBCOMMAND --help' for a subcommand's flags and output.\n\n")
-	b.WriteString("Exit status: 0 success (nothing found), 1 findings, 2 usage or input error.\n")
+	b.WriteString("Exit status: 0 success (nothing found), 1 findings, 2 usage or input error,\n")
+	b.WriteString("3 undecided (a search that hit its time limit).\n")
 	b.WriteString("Errors are one line on stderr starting with \"analyze: \".\n")
 	io.WriteString(w, b.String())
 }
