@@ -100,6 +100,10 @@ func usagef(format string, args ...any) error {
 // have written their output: exit status 1, no message.
 var errFindings = errors.New("findings")
 
+// errUndecided is returned by subcommands whose search hit its time
+// limit, after they have written their output: exit status 3.
+var errUndecided = errors.New("undecided")
+
 // run runs the analyze command line args (without the program name) and
 // returns the exit status.
 func run(args []string, stdout, stderr io.Writer) (status int) {
