@@ -42,7 +42,7 @@ help:
 	@echo 'make bench-bugs      analyze bugs against valgrind memcheck: detection per class on testdata/programs/bugs, Wang table 3.4 (chains vs slices), speed on the record benchmark programs; update bench/RESULTS.md (about 7 minutes)'
 	@echo 'make traces          re-record the small traces in testdata/traces/ that analysis tests use'
 	@echo 'make pgo             regenerate record/default.pgo, the profile bin/record is optimized with'
-	@echo 'make fuzz            fuzz the trace reader, the probe stream decoder, the graph builder, the spec parser, the instruction decoder and the bug-rule parser, FUZZTIME=$(FUZZTIME) each'
+	@echo 'make fuzz            fuzz the trace reader, the probe stream decoder, the graph builder, the spec parser, the instruction decoder, the bug-rule parser and the history readers, FUZZTIME=$(FUZZTIME) each'
 	@echo 'make clean           remove bin/ and out/'
 
 # Installs missing system packages (gcc, make, valgrind, protoc, nodejs,
@@ -211,6 +211,10 @@ fuzz:
 	$(GO) test ./slice/insn -run XXX -fuzz FuzzDecode -fuzztime $(FUZZTIME)
 	$(GO) test ./bugs/rules -run XXX -fuzz FuzzParse -fuzztime $(FUZZTIME)
 	$(GO) test ./bugs -run XXX -fuzz FuzzEngine -fuzztime $(FUZZTIME)
+	$(GO) test ./lin/histfile -run XXX -fuzz '^FuzzParseJSON$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./lin/histfile -run XXX -fuzz '^FuzzParseEDN$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./lin/histfile -run XXX -fuzz '^FuzzParseEtcdLog$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./lin/histfile -run XXX -fuzz '^FuzzDetect$$' -fuzztime $(FUZZTIME)
 
 clean:
 	rm -rf bin out
