@@ -1,6 +1,7 @@
 package testprog
 
 import (
+	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -47,13 +48,24 @@ func recordTool(t testing.TB) string {
 // when the recorder fails; the program's own exit status does not matter.
 func Record(t testing.TB, prog string, args ...string) string {
 	t.Helper()
+	trace, _ := RecordOutput(t, prog, args...)
+	return trace
+}
+
+// RecordOutput is Record that also returns what the program wrote on its
+// standard output while it was recorded (the recorder passes it through;
+// its own messages go to standard error and are left out).
+func RecordOutput(t testing.TB, prog string, args ...string) (trace, stdout string) {
+	t.Helper()
 	probe := Probe(t)
 	rec := recordTool(t)
-	trace := filepath.Join(t.TempDir(), filepath.Base(prog)+".trace")
+	trace = filepath.Join(t.TempDir(), filepath.Base(prog)+".trace")
 	cmd := exec.Command(rec, append([]string{"-q", "--probe-dir", probe, "-o", trace, "--", prog}, args...)...)
-	out, err := cmd.CombinedOutput()
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
 	if _, serr := os.Stat(trace); serr != nil {
-		t.Fatalf("testprog: record %s %s: %v\n%s", prog, strings.Join(args, " "), err, out)
+		t.Fatalf("testprog: record %s %s: %v\n%s%s", prog, strings.Join(args, " "), err, out.Bytes(), errOut.Bytes())
 	}
-	return trace
+	return trace, out.String()
 }

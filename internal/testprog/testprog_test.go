@@ -387,6 +387,22 @@ func TestCpoint(t *testing.T) {
 	}
 }
 
+// TestRecordOutput records cpoint and checks that RecordOutput hands back
+// the program's standard output, and nothing of the recorder's.
+func TestRecordOutput(t *testing.T) {
+	if testing.Short() {
+		t.Skip("records a program")
+	}
+	t.Parallel()
+	trace, stdout := testprog.RecordOutput(t, testprog.Build(t, "cpoint"))
+	if stdout != cpointOut {
+		t.Errorf("recorded cpoint printed\n%s\nwant\n%s", stdout, cpointOut)
+	}
+	if fi, err := os.Stat(trace); err != nil || fi.Size() == 0 {
+		t.Errorf("trace %s: %v", trace, err)
+	}
+}
+
 func TestSyscalls(t *testing.T) {
 	t.Parallel()
 	r := run(t, testprog.Build(t, "syscalls"))

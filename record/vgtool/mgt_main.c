@@ -721,6 +721,11 @@ static IRSB* mgt_instrument(VgCallbackClosure* closure, IRSB* in, const VexGuest
             emit_value(&em, IRExpr_RdTmp(c->oldLo), ty);
             emit_value(&em, c->expdLo, ty);
             emit_value(&em, c->dataLo, ty);
+            if (s->flags & MGT_SITEF_BASE) {
+               /* An address like (%rdi,%rsi,4), as in xchg or lock cmpxchg
+                  on an array element: address_base counted this word. */
+               emit_word(&em, IRExpr_RdTmp(info[c->addr->Iex.RdTmp.tmp].base));
+            }
             emit_commit(&em);
             si++;
             continue;

@@ -29,7 +29,7 @@
 #ifndef MGT_PROTOCOL_H
 #define MGT_PROTOCOL_H
 
-#define MGT_PROTOCOL_VERSION 2
+#define MGT_PROTOCOL_VERSION 3
 
 /* Size of one chunk of the shared file. */
 #define MGT_CHUNK_BYTES (1 << 20)
@@ -125,7 +125,8 @@
                              store, committed after it); + base value
                              when MGT_SITEF_BASE */
 #define MGT_SITE_CAS    3 /* addr, old value, expected value, new value
-                             (the store happened iff old == expected) */
+                             (the store happened iff old == expected);
+                             + base value when MGT_SITEF_BASE */
 #define MGT_SITE_DERIVE 4 /* result, base value */
 #define MGT_SITE_EXIT   5 /* no words: a side exit (its number is its
                              position among EXIT sites) */

@@ -692,6 +692,9 @@ func checkSite(s *site) error {
 		}
 	case siteCAS:
 		want = 4
+		if s.flags&siteBase != 0 {
+			want++
+		}
 	case siteDerive:
 		want = 2
 	case siteExit:

@@ -365,6 +365,47 @@ func TestDecodeWideCASAndDerive(t *testing.T) {
 	}
 }
 
+// TestDecodeCASBase decodes compare-and-swap sites whose address has a
+// base register: with a constant displacement (no extra word) and without
+// one (xchg %edx,(%rdi,%rsi,4): the base value is a fifth data word).
+func TestDecodeCASBase(t *testing.T) {
+	s := (&stream{}).hello().switchTo(1)
+	s.sbDef(1, [][2]uint64{{0x1000, 4}, {0x1004, 3}},
+		siteWord(siteCAS, 8, 5, 4, 0, siteDisp, 0), 0x10,
+		siteWord(siteCAS, 4, 5, 5, 1, siteBase, 0))
+	s.put(hdr(recSBExec, 0, 1),
+		0x9110, 7, 7, 8, // lock cmpxchg at 0x10(%rdi): succeeds
+		0x9208, 1, 1, 2, 0x9200) // xchg at (%rdi,%rsi,4): base 0x9200
+	c, _ := decode(t, s)
+	var cas []schema.Event
+	for _, e := range c.events {
+		if e.Kind == schema.KindLoad || e.Kind == schema.KindStore {
+			cas = append(cas, e)
+		}
+	}
+	want := []struct {
+		kind      schema.Kind
+		addr, val uint64
+		base      uint64
+		size      uint32
+	}{
+		{schema.KindLoad, 0x9110, 7, 0x9100, 8},
+		{schema.KindStore, 0x9110, 8, 0x9100, 8},
+		{schema.KindLoad, 0x9208, 1, 0x9200, 4},
+		{schema.KindStore, 0x9208, 2, 0x9200, 4},
+	}
+	if len(cas) != len(want) {
+		t.Fatalf("got %d access events, want %d: %+v", len(cas), len(want), cas)
+	}
+	for i, w := range want {
+		e := cas[i]
+		if e.Kind != w.kind || e.Addr != w.addr || e.Value != w.val || e.Size != w.size || e.BaseReg != 5 || e.Base != w.base {
+			t.Errorf("event %d: %v addr %#x value %#x size %d base %v=%#x, want %v addr %#x value %#x size %d base 5=%#x",
+				i, e.Kind, e.Addr, e.Value, e.Size, e.BaseReg, e.Base, w.kind, w.addr, w.val, w.size, w.base)
+		}
+	}
+}
+
 func TestDecodeMalformed(t *testing.T) {
 	cases := []struct {
 		name string

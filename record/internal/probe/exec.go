@@ -270,12 +270,17 @@ func (d *Decoder) site(sb *superblock, s *site, w []byte) error {
 		return d.emit(ev)
 	case siteCAS:
 		addr, old, expd, nv := le(w, 0), le(w, 1), le(w, 2), le(w, 3)
+		var reg schema.Reg
+		var base uint64
+		switch {
+		case s.flags&siteBase != 0:
+			reg, base = s.reg, le(w, 4)
+		case s.reg != 0:
+			reg, base = s.reg, addr-s.disp
+		}
 		ev := d.newEvent(schema.KindLoad)
 		ev.PC, ev.Addr, ev.Size, ev.Value = pc, addr, uint32(s.size), old
-		if s.reg != 0 {
-			ev.BaseReg = s.reg
-			ev.Base = addr - s.disp
-		}
+		ev.BaseReg, ev.Base = reg, base
 		if err := d.emit(ev); err != nil {
 			return err
 		}
@@ -284,10 +289,7 @@ func (d *Decoder) site(sb *superblock, s *site, w []byte) error {
 		}
 		ev = d.newEvent(schema.KindStore)
 		ev.PC, ev.Addr, ev.Size, ev.Value = pc, addr, uint32(s.size), nv
-		if s.reg != 0 {
-			ev.BaseReg = s.reg
-			ev.Base = addr - s.disp
-		}
+		ev.BaseReg, ev.Base = reg, base
 		return d.emit(ev)
 	case siteDerive:
 		result, base := le(w, 0), le(w, 1)

@@ -7,7 +7,7 @@
 package probe
 
 // ProtocolVersion is the version of the raw stream this package reads.
-const ProtocolVersion = 2
+const ProtocolVersion = 3
 
 // Record types (MGT_REC_*).
 const (
