@@ -104,6 +104,8 @@ type History struct {
 	// Model is the model the history's source names (a .lin file's model
 	// line, the JSON format's "model"); empty when it names none.
 	Model string `json:"model,omitempty"`
+	// Init is the model's initial state when the source names one; Nil for the model's default.
+	Init Value `json:"init,omitempty"`
 	// Source names where the history comes from (a file name).
 	Source string `json:"source,omitempty"`
 	// Dropped counts operations the source held that are not in Ops:
