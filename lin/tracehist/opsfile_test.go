@@ -348,7 +348,7 @@ op y = f2 in (char int)arg1
 op y = f2 in (signed unsigned)arg1
 op z = f3 in ` + "\x01" + `
 op z = f3 in ` + "\xc3\xa9" + `
-`, `x.lin:1:1: no model line (want `+"`model NAME`, e.g. `model queue`"+`)
+`, `x.lin:1:1: no model line (want ` + "`model NAME`, e.g. `model queue`" + `)
 x.lin:1:6: want a model name after model, not end of line
 x.lin:2:13: unexpected "extra" after the model name
 x.lin:3:5: want a value after init (3, -1, "s", nil, true, [1 2])
