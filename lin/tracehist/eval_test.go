@@ -73,7 +73,7 @@ func testMemory() *shadow {
 	put := func(addr uint64, size int, v uint64) {
 		var b [8]byte
 		binary.LittleEndian.PutUint64(b[:], v)
-		m.write(addr, b[:size])
+		m.write(addr, b[:size], 0)
 	}
 	i64 := func(v int64) uint64 { return uint64(v) }
 	put(elemAt, 4, 7)
@@ -99,15 +99,15 @@ func testMemory() *shadow {
 	for i := range 4 {
 		put(stkAt+4+uint64(4*i), 4, uint64(10*(i+1)))
 	}
-	m.write(stkAt+20, []byte("one\x00\x00\x00\x00\x00"))
-	m.write(strAt, []byte("hi\x00"))
+	m.write(stkAt+20, []byte("one\x00\x00\x00\x00\x00"), 0)
+	m.write(strAt, []byte("hi\x00"), 0)
 	put(intsAt, 4, 1)
 	put(intsAt+4, 4, i64(-2))
 	put(intsAt+8, 4, 3)
 	put(intsAt+12, 4, 0x7fffffff)
 	put(longAt, 8, 0xffffffff80000001)
-	m.write(holeAt, []byte("abcd"))
-	m.write(textAt, []byte("abcdefghijklmnopqrstu"))
+	m.write(holeAt, []byte("abcd"), 0)
+	m.write(textAt, []byte("abcdefghijklmnopqrstu"), 0)
 	put(nodeAt+64, 8, 0)
 	return m
 }
@@ -317,7 +317,7 @@ func TestEvalErrors(t *testing.T) {
 func TestShadow(t *testing.T) {
 	m := newShadow()
 	// An access across a page boundary.
-	m.write(pageSize-2, []byte{1, 2, 3, 4})
+	m.write(pageSize-2, []byte{1, 2, 3, 4}, 5)
 	p := make([]byte, 4)
 	if err := m.read(pageSize-2, p); err != nil || string(p) != "\x01\x02\x03\x04" {
 		t.Errorf("read across pages = %v, %v", p, err)
@@ -325,15 +325,31 @@ func TestShadow(t *testing.T) {
 	if _, ok := m.byteAt(pageSize + 2); ok {
 		t.Errorf("a byte never written is known")
 	}
-	m.forget(pageSize-1, 2)
+	m.forget(pageSize-1, 2, 7)
 	if err := m.read(pageSize-2, p[:1]); err != nil {
 		t.Errorf("forget forgot too much: %v", err)
 	}
 	if err := m.read(pageSize-2, p); err == nil || !isUnseen(err) {
 		t.Errorf("read of forgotten bytes: %v", err)
 	}
+	// Pages remember the last event that wrote them.
+	// (the forget at event 7 wrote pages 0 and 1; a store at event 11
+	// writes page 3; a load does not count).
+	m.write(3*pageSize+8, []byte{1}, 12)
+	m.write(3*pageSize+9, []byte{1}, 0)
+	for _, tc := range []struct {
+		addr, seq uint64
+		want      bool
+	}{
+		{pageSize - 2, 8, true}, {pageSize - 2, 7, false}, {pageSize + 1, 6, false},
+		{3 * pageSize, 12, true}, {3 * pageSize, 11, false}, {5 * pageSize, 0, true},
+	} {
+		if got := m.unwrittenSince(tc.addr, tc.seq); got != tc.want {
+			t.Errorf("unwrittenSince(%#x, %d) = %v", tc.addr, tc.seq, got)
+		}
+	}
 	// The top of the address space.
-	m.write(1<<64-2, []byte{9, 8})
+	m.write(1<<64-2, []byte{9, 8}, 0)
 	if b, ok := m.byteAt(1<<64 - 1); !ok || b != 8 {
 		t.Errorf("last byte = %d %v", b, ok)
 	}

@@ -14,6 +14,9 @@ const (
 type page struct {
 	data  [pageSize]byte
 	known [pageSize / 64]uint64
+	// written is 1 + the sequence number of the last event that wrote
+	// the page (a STORE, or a system call's buffer); 0 when none did.
+	written uint64
 }
 
 // shadow is the program's memory as the trace shows it: each byte holds
@@ -46,10 +49,14 @@ func (s *shadow) page(addr uint64, create bool) *page {
 	return p
 }
 
-// write records that the bytes at addr hold b.
-func (s *shadow) write(addr uint64, b []byte) {
+// write records that the bytes at addr hold b: a LOAD or a STORE showed
+// them. store is 1 + the STORE's sequence number, or 0 for a LOAD.
+func (s *shadow) write(addr uint64, b []byte, store uint64) {
 	for len(b) > 0 {
 		p := s.page(addr, true)
+		if store != 0 {
+			p.written = store
+		}
 		off := addr & (pageSize - 1)
 		n := copy(p.data[off:], b)
 		for i := off; i < off+uint64(n); i++ {
@@ -60,13 +67,14 @@ func (s *shadow) write(addr uint64, b []byte) {
 	}
 }
 
-// forget makes the n bytes at addr unknown (something the trace does not
-// show wrote them: the kernel).
-func (s *shadow) forget(addr, n uint64) {
+// forget makes the n bytes at addr unknown: something the trace does not
+// show wrote them (the kernel) at event seq.
+func (s *shadow) forget(addr, n, seq uint64) {
 	for n > 0 {
 		off := addr & (pageSize - 1)
 		k := min(n, pageSize-off)
 		if p := s.page(addr, false); p != nil {
+			p.written = seq + 1
 			for i := off; i < off+k; i++ {
 				p.known[i/64] &^= 1 << (i % 64)
 			}
@@ -84,6 +92,14 @@ func (s *shadow) byteAt(addr uint64) (byte, bool) {
 	}
 	off := addr & (pageSize - 1)
 	return p.data[off], p.known[off/64]&(1<<(off%64)) != 0
+}
+
+// unwrittenSince reports whether no event after seq wrote the page
+// holding addr, so that a byte known there now held the same value at seq
+// (a LOAD after seq shows what it held then).
+func (s *shadow) unwrittenSince(addr, seq uint64) bool {
+	p := s.page(addr, false)
+	return p == nil || p.written <= seq
 }
 
 // read fills p with the bytes at addr, or fails at the first unknown one.
