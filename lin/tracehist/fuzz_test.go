@@ -13,7 +13,9 @@ var errLine = regexp.MustCompile(`^f\.lin:([0-9]+):([0-9]+): (.+)$`)
 // FuzzParseOps checks that ParseOps never panics, that a bad file gives
 // one line per problem, at a position inside the file, at most one per
 // line (line 1 may also hold the file's own problems), in order, and that
-// a good file's expressions print as C that parses back to themselves.
+// a good file's expressions print as C that parses back to themselves,
+// and compile and evaluate against the evaluator tests' types and memory
+// without panicking (a compile error is at a position of the file).
 func FuzzParseOps(f *testing.F) {
 	for _, tc := range goodOps {
 		f.Add([]byte(tc.src))
@@ -22,6 +24,8 @@ func FuzzParseOps(f *testing.F) {
 		f.Add([]byte(tc.src))
 	}
 	f.Add([]byte("model queue\nop enqueue = enq in (int)arg2 out *(int *)ret\n"))
+	f.Add([]byte("model kv\nop get = get key ((struct node *)arg4)->name out ((struct elem *)arg1)[arg3].d[ret & 1], ((stk_t *)arg5)->label\n"))
+	mem := testMemory()
 	f.Fuzz(func(t *testing.T, src []byte) {
 		file, err := ParseOps("f.lin", src)
 		lines := strings.Split(string(src), "\n")
@@ -73,7 +77,16 @@ func FuzzParseOps(f *testing.F) {
 				exprs = append(exprs, c.Exprs...)
 			}
 		}
+		c := &compiler{f: file, tt: testTypes}
+		args := [6]uint64{elemAt, intsAt, 1, nodeAt, stkAt, strAt}
 		for _, e := range exprs {
+			if n, err := c.value(e); err != nil {
+				if l := AsErrorList(err); len(l) != 1 || l[0].Line < 1 || l[0].Line > len(lines) || l[0].Col < 1 {
+					t.Fatalf("compile error %v is not at a position of the file", err)
+				}
+			} else {
+				valueOf(n, &env{args: args, ret: 2, mem: mem, maxString: 64})
+			}
 			p := &parser{lx: lexer{src: e.String(), line: 1}}
 			back, perr := p.expr()
 			if perr != nil {

@@ -346,6 +346,10 @@ op y = f2 in (struct a int *)arg1
 op y = f2 in (long long long)arg1
 op y = f2 in (char int)arg1
 op y = f2 in (signed unsigned)arg1
+init "ab\e"
+init "\xg"
+init "\400"
+init "x\` + "\r" + `"
 op z = f3 in ` + "\x01" + `
 op z = f3 in ` + "\xc3\xa9" + `
 `, `x.lin:1:1: no model line (want ` + "`model NAME`, e.g. `model queue`" + `)
@@ -379,8 +383,12 @@ x.lin:27:24: unknown cast type: struct a with "int"
 x.lin:28:25: unknown cast type "long long long" (want an integer type, _Bool, or a pointer: int *, struct NAME *)
 x.lin:29:20: unknown cast type "char int" (want an integer type, _Bool, or a pointer: int *, struct NAME *)
 x.lin:30:22: unknown cast type "signed unsigned" (want an integer type, _Bool, or a pointer: int *, struct NAME *)
-x.lin:31:14: unexpected byte 0x01
-x.lin:32:14: unexpected byte 0xc3`},
+x.lin:31:9: malformed string: unknown escape "\\e"
+x.lin:32:7: malformed string: \x without hex digits
+x.lin:33:7: malformed string: octal escape above \377
+x.lin:34:8: malformed string: unknown escape "\\\r"
+x.lin:35:14: unexpected byte 0x01
+x.lin:36:14: unexpected byte 0xc3`},
 	{"nesting limit", "model queue\nop x = f in " + strings.Repeat("(", 200) + "arg1" + strings.Repeat(")", 200) + "\n" +
 		"init " + strings.Repeat("[", 200) + strings.Repeat("]", 200) + "\n",
 		`x.lin:2:113: expression nested more than 100 deep
@@ -451,6 +459,8 @@ func TestParseOpsValues(t *testing.T) {
 		{"-9223372036854775808", lin.IntValue(-1 << 63)},
 		{"0x7fffffffffffffff", lin.IntValue(1<<63 - 1)},
 		{`"s\t\"x\""`, lin.StringValue("s\t\"x\"")},
+		{`"a\0b\x41\101\7\1234\xfff\?\'\\\a\b\f\v\r\n"`, lin.StringValue("a\x00bAA\aS4\xfff?'\\\a\b\f\v\r\n")},
+		{`""`, lin.StringValue("")},
 		{"nil", lin.Value{}},
 		{"true", lin.BoolValue(true)},
 		{"false", lin.BoolValue(false)},

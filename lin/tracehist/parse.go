@@ -755,9 +755,9 @@ func (p *parser) value() (lin.Value, *syntaxError) {
 	case tInt:
 		return intValue(t, false)
 	case tString:
-		s, uerr := strconv.Unquote(t.text)
-		if uerr != nil {
-			return lin.Value{}, &syntaxError{t.pos, fmt.Sprintf("malformed string %s", t.text)}
+		s, col, msg := unquoteC(t.text)
+		if msg != "" {
+			return lin.Value{}, &syntaxError{Pos{t.pos.Line, t.pos.Col + col}, msg}
 		}
 		return lin.StringValue(s), nil
 	case tIdent:
@@ -832,4 +832,76 @@ func intValue(t token, neg bool) (lin.Value, *syntaxError) {
 		sign = "-"
 	}
 	return lin.Value{}, &syntaxError{t.pos, fmt.Sprintf("value %s%s does not fit a 64-bit signed integer", sign, t.text)}
+}
+
+// unquoteC reads a string literal, in double quotes, with C's escapes:
+// \n \t \r \a \b \f \v \\ \' \" \? , one to three octal digits, \x and
+// one or two hex digits. A malformed escape gives a message and its byte
+// offset.
+func unquoteC(lit string) (s string, off int, msg string) {
+	var b []byte
+	body := lit[1 : len(lit)-1]
+	for i := 0; i < len(body); i++ {
+		c := body[i]
+		if c != '\\' {
+			b = append(b, c)
+			continue
+		}
+		start := i
+		i++
+		if i == len(body) {
+			return "", start + 1, "malformed string: a \\ at its end"
+		}
+		switch e := body[i]; e {
+		case 'n':
+			b = append(b, '\n')
+		case 't':
+			b = append(b, '\t')
+		case 'r':
+			b = append(b, '\r')
+		case 'a':
+			b = append(b, '\a')
+		case 'b':
+			b = append(b, '\b')
+		case 'f':
+			b = append(b, '\f')
+		case 'v':
+			b = append(b, '\v')
+		case '\\', '\'', '"', '?':
+			b = append(b, e)
+		case 'x':
+			v, n := 0, 0
+			for i+1 < len(body) && isDigitIn(body[i+1], 16) && n < 2 {
+				i++
+				n++
+				d := body[i]
+				switch {
+				case d <= '9':
+					v = v*16 + int(d-'0')
+				case d >= 'a':
+					v = v*16 + int(d-'a'+10)
+				default:
+					v = v*16 + int(d-'A'+10)
+				}
+			}
+			if n == 0 {
+				return "", start + 1, "malformed string: \\x without hex digits"
+			}
+			b = append(b, byte(v))
+		default:
+			if e < '0' || e > '7' {
+				return "", start + 1, fmt.Sprintf("malformed string: unknown escape %q", string([]byte{'\\', e}))
+			}
+			v := int(e - '0')
+			for n := 1; n < 3 && i+1 < len(body) && '0' <= body[i+1] && body[i+1] <= '7'; n++ {
+				i++
+				v = v*8 + int(body[i]-'0')
+			}
+			if v > 0xff {
+				return "", start + 1, "malformed string: octal escape above \\377"
+			}
+			b = append(b, byte(v))
+		}
+	}
+	return string(b), 0, ""
 }
