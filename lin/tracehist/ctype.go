@@ -176,10 +176,9 @@ type ctype struct {
 func (t *ctype) scalar() bool { return t.kind == kInt || t.kind == kBool || t.kind == kPtr }
 
 var (
-	tyLong  = intCType("long")
-	tyInt   = intCType("int")
-	tyULong = intCType("unsigned long")
-	tyVoid  = &ctype{kind: kVoid, name: "void", size: 1}
+	tyLong = intCType("long")
+	tyInt  = intCType("int")
+	tyVoid = &ctype{kind: kVoid, name: "void", size: 1}
 )
 
 // intCType returns the ctype of a canonical integer type name.
