@@ -73,6 +73,8 @@ func commands() []*command {
 			args: "run.trace", help: sliceHelp, setup: sliceSetup},
 		{name: "bugs", summary: "find memory bugs by rules, each with the value propagation chains back to its root cause",
 			args: "run.trace", help: bugsHelp, setup: bugsSetup},
+		{name: "lin", summary: "check that a concurrent object's operations are linearizable, from a trace or a test log",
+			args: "run.trace x.lin | --history FILE", help: linHelp, setup: linSetup},
 		{name: "tarantula", summary: "rank source statements by suspiciousness (Tarantula, Ochiai) from failing and passing runs",
 			args: "--fail FAIL.trace... [--pass PASS.trace...]", help: tarantulaHelp, setup: tarantulaSetup},
 	}

@@ -56,8 +56,8 @@ func (account) DescribeState(s lin.State) string { return strconv.FormatInt(s.(i
 
 // Two clients withdraw 70 from an account holding 100 at the same time,
 // and both succeed: no order of the two gives that. The counterexample
-// keeps the failing withdrawal and the one it overlaps; the deposit goes,
-// since without it the two withdrawals fail all the more.
+// keeps the deposit: without it the first withdrawal alone would fail,
+// which is another failure.
 func Example_ownModel() {
 	h := &lin.History{Ops: []lin.Op{
 		{Client: 0, Name: "deposit", Input: lin.IntValue(100), Call: 0, Return: 1},
@@ -77,5 +77,5 @@ func Example_ownModel() {
 	// Output:
 	// not linearizable
 	// could not be placed: withdraw(70) -> true
-	// counterexample: [1 2]
+	// counterexample: [0 1 2]
 }

@@ -124,9 +124,13 @@ func counterexample(ctx context.Context, m Model, h *History, p partition, deadl
 }
 
 // minimize removes operations that precede failing (returned before its
-// call) while the rest stays not linearizable: Zeller and Hildebrandt's
-// ddmin over them. The failing operation and those overlapping it are
-// kept. It reports false when it ran out of time.
+// call) while the rest stays a counterexample of the same failure: not
+// linearizable, and linearizable with the failing operation pending (so
+// that a removal never leaves a history that fails for another reason,
+// such as a dequeue of an element whose enqueue was removed; operations
+// that return at the same position as it are made pending with it). Zeller and
+// Hildebrandt's ddmin over them; the failing operation and those
+// overlapping it are kept. It reports false when it ran out of time.
 func (sh *subHistory) minimize(ops []Op, failing *Op) ([]Op, bool) {
 	var keep, rest []Op
 	for _, o := range ops {
@@ -143,9 +147,21 @@ func (sh *subHistory) minimize(ops []Op, failing *Op) ([]Op, bool) {
 		sort.SliceStable(all, func(a, b int) bool { return all[a].ID < all[b].ID })
 		return all
 	}
+	// test reports whether sub (with keep) is a counterexample of the
+	// failure, and whether it could tell in time.
 	test := func(sub []Op) (bool, bool) {
-		f, err := sh.fails(with(sub))
-		return f, err == nil
+		all := with(sub)
+		f, err := sh.fails(all)
+		if err != nil || !f {
+			return false, err == nil
+		}
+		for i := range all {
+			if all[i].Return == failing.Return {
+				all[i].Status, all[i].Return, all[i].Output = Pending, Never, Value{}
+			}
+		}
+		f, err = sh.fails(all)
+		return !f, err == nil
 	}
 	if f, ok := test(nil); !ok {
 		return ops, false
@@ -184,6 +200,12 @@ func (sh *subHistory) minimize(ops []Op, failing *Op) ([]Op, bool) {
 				break
 			}
 			n = min(2*n, len(rest))
+		}
+	}
+	if len(rest) == 1 {
+		// ddmin stops at one operation; it may not be needed either.
+		if f, ok := test(nil); ok && f {
+			rest = nil
 		}
 	}
 	return with(rest), true

@@ -85,7 +85,7 @@ func writeCounterexample(b *strings.Builder, m Model, cx *Counterexample) {
 	}
 	key := ""
 	if cx.Partition != "" {
-		key = fmt.Sprintf(" on key %q", cx.Partition)
+		key = fmt.Sprintf(" on key %s", cx.Partition)
 	}
 	fmt.Fprintf(b, "No order of the operations up to its response%s explains its output from the initial state %s.\n", key, cx.Init)
 	what := "Counterexample"

@@ -86,7 +86,7 @@ func (kv) Action(op *lin.Op) (lin.Action, error) {
 	if op.Key.IsNil() {
 		return nil, fmt.Errorf("kv operation %s has no key", op.Name)
 	}
-	a := &kvAction{key: string(op.Key.AppendKey(nil)), v: op.Input, out: outputOf(op)}
+	a := &kvAction{key: op.Key.String(), v: op.Input, out: outputOf(op)}
 	switch op.Name {
 	case "get", "read":
 		a.kind = kvGet

@@ -26,7 +26,7 @@ func newSet(init lin.Value) (lin.Model, error) {
 	case lin.Nil:
 	case lin.List:
 		for _, v := range init.L {
-			s = s.with(v, string(v.AppendKey(nil)))
+			s = s.with(v, v.String())
 		}
 	default:
 		return nil, fmt.Errorf("the initial value must be a list of elements, not %s", init)
@@ -131,7 +131,7 @@ func (m *set) Action(op *lin.Op) (lin.Action, error) {
 			}
 			seen := make(map[string]bool)
 			for _, v := range a.out.v.L {
-				k := string(v.AppendKey(nil))
+				k := v.String()
 				if !seen[k] {
 					seen[k] = true
 					a.readKeys = append(a.readKeys, k)
@@ -147,7 +147,7 @@ func (m *set) Action(op *lin.Op) (lin.Action, error) {
 	if a.x.IsNil() && !op.Key.IsNil() {
 		a.x = op.Key
 	}
-	a.key = string(a.x.AppendKey(nil))
+	a.key = a.x.String()
 	if a.out.known && a.out.v.IsNil() && a.kind != setContains {
 		a.out.known = false // add or remove with no result to check
 	}
