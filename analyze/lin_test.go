@@ -153,5 +153,3 @@ func TestLinListModels(t *testing.T) {
 		t.Fatalf("status %d, output %q", status, out)
 	}
 }
-
-
