@@ -73,7 +73,7 @@ func TestLinEDN(t *testing.T) {
 	if status != exitFindings || errs != "" {
 		t.Fatalf("status %d, stderr %q", status, errs)
 	}
-	for _, want := range []string{"not linearizable: 5 operations (1 may not have taken effect)", "dequeue() -> 1  (client 3, ", "queue.edn:6)", "enqueue(1)"} {
+	for _, want := range []string{"not linearizable: 5 operations (1 may not have taken effect)", "dequeue() -> 1  (client 3, ", "queue.edn:6)", "from any of the states [1 2], [2 1], which the 2 operations before them can leave"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("report lacks %q:\n%s", want, out)
 		}

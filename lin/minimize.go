@@ -32,10 +32,9 @@ func (sh *subHistory) prefix(ids []int, cut int64) []Op {
 	return ops
 }
 
-// check searches ops (copies of history operations, IDs kept) and says
-// whether they are linearizable; keep > 0 collects that many longest
-// partial linearizations.
-func (sh *subHistory) check(ops []Op, keep int) (bool, []partialRecord, []searchOp, error) {
+// prepare makes the search operations of ops (copies of history
+// operations, IDs kept).
+func (sh *subHistory) prepare(ops []Op) ([]searchOp, error) {
 	sops := make([]searchOp, len(ops))
 	classes := make(map[string]int32)
 	var key []byte
@@ -43,7 +42,7 @@ func (sh *subHistory) check(ops []Op, keep int) (bool, []partialRecord, []search
 		o := &ops[i]
 		a, err := sh.m.Action(o)
 		if err != nil {
-			return false, nil, nil, &ActionError{Op: o.ID, Source: o.Source, Err: err}
+			return nil, &ActionError{Op: o.ID, Source: o.Source, Err: err}
 		}
 		key = classKey(key[:0], o)
 		c, ok := classes[string(key)]
@@ -54,19 +53,82 @@ func (sh *subHistory) check(ops []Op, keep int) (bool, []partialRecord, []search
 		sops[i] = searchOp{op: o, act: a, call: o.Call, ret: o.Return, optional: o.Status.Optional(), class: c}
 	}
 	markReadOnly(sh.m, sops)
+	return sops, nil
+}
+
+// check searches ops from the state start (nil: the model's initial
+// state) and says whether they are linearizable; keep > 0 collects that
+// many longest partial linearizations.
+func (sh *subHistory) check(ops []Op, start State, keep int) (bool, []partialRecord, []searchOp, error) {
+	sops, err := sh.prepare(ops)
+	if err != nil {
+		return false, nil, nil, err
+	}
 	s := newSearch(sh.ctx, sh.m, sops, keep, sh.deadline)
+	s.start = start
 	ok, err := s.run()
 	sh.stats.add(s.stats)
 	sh.stats.MinimizeChecks++
 	return ok, s.longest, sops, err
 }
 
-// fails reports whether ops are not linearizable; an error means the
-// check did not finish.
-func (sh *subHistory) fails(ops []Op) (bool, error) {
-	ok, _, _, err := sh.check(ops, 0)
-	return !ok && err == nil, err
+// fails reports whether ops are not linearizable from any of the states
+// starts; an error means a check did not finish.
+func (sh *subHistory) fails(ops []Op, starts []State) (bool, error) {
+	for _, st := range starts {
+		ok, _, _, err := sh.check(ops, st, 0)
+		if err != nil || ok {
+			return false, err
+		}
+	}
+	return true, nil
 }
+
+// finals returns every state a linearization of ops (all complete) can
+// end in, or an error when there are more than limit or time ran out.
+func (sh *subHistory) finals(ops []Op, limit int) ([]State, error) {
+	sops, err := sh.prepare(ops)
+	if err != nil {
+		return nil, err
+	}
+	s := newSearch(sh.ctx, sh.m, sops, 0, sh.deadline)
+	s.collect, s.maxFinals = true, limit
+	_, err = s.run()
+	sh.stats.add(s.stats)
+	if err != nil {
+		return nil, err
+	}
+	return s.finals, nil
+}
+
+// quiescent splits ops (sorted by call) at the latest point before any
+// operation overlapping failing is called where no operation is running:
+// ops[:i] all returned before any of ops[i:] was called, and none of
+// ops[:i] may be missing its effect (info, pending). It returns i.
+func quiescent(ops []Op, failing *Op) int {
+	first := len(ops) // index of the first operation that overlaps failing
+	for i := range ops {
+		if !ops[i].Precedes(failing) {
+			first = i
+			break
+		}
+	}
+	best := 0
+	var maxRet int64 = -1 << 62
+	for i := 0; i < first; i++ {
+		if ops[i].Status.Optional() {
+			break
+		}
+		maxRet = max(maxRet, ops[i].Return)
+		if i+1 < len(ops) && maxRet < ops[i+1].Call {
+			best = i + 1
+		}
+	}
+	return best
+}
+
+// maxStarts bounds the states a counterexample may start from.
+const maxStarts = 16
 
 // counterexample explains why partition p of h is not linearizable.
 func counterexample(ctx context.Context, m Model, h *History, p partition, deadline time.Time, opt Options) (*Counterexample, Stats) {
@@ -80,6 +142,7 @@ func counterexample(ctx context.Context, m Model, h *History, p partition, deadl
 	sort.Slice(rets, func(a, b int) bool { return rets[a] < rets[b] })
 	rets = dedup(rets)
 	cx := &Counterexample{Partition: p.key, Init: m.DescribeState(m.Init()), Minimal: !opt.NoMinimize}
+	init := []State{m.Init()}
 
 	// The earliest response after which the prefix is not linearizable
 	// (the last one is: the whole partition failed).
@@ -87,7 +150,7 @@ func counterexample(ctx context.Context, m Model, h *History, p partition, deadl
 	complete := true
 	for lo < hi {
 		mid := (lo + hi) / 2
-		f, err := sh.fails(sh.prefix(p.ids, rets[mid]))
+		f, err := sh.fails(sh.prefix(p.ids, rets[mid]), init)
 		if err != nil {
 			complete = false
 			break
@@ -107,18 +170,43 @@ func counterexample(ctx context.Context, m Model, h *History, p partition, deadl
 			break
 		}
 	}
+	failing := &h.Ops[cx.Failing]
 	ops := sh.prefix(p.ids, cut)
+	starts := init
 	if complete && !opt.NoMinimize {
-		ops, complete = sh.minimize(ops, &h.Ops[cx.Failing])
+		// The operations before the latest quiescent point are replaced
+		// by the states they can leave the object in.
+		if q := quiescent(ops, failing); q > 0 {
+			if finals, err := sh.finals(ops[:q], maxStarts); err == nil && len(finals) > 0 {
+				if f, err := sh.fails(ops[q:], finals); err == nil && f {
+					starts, ops, cx.Before = finals, ops[q:], q
+				}
+			}
+		}
+		ops, complete = sh.minimize(ops, failing, starts)
 	}
 	cx.Minimal = complete && !opt.NoMinimize
-	_, longest, sops, _ := sh.check(ops, opt.Longest)
+	for _, st := range starts {
+		cx.Start = append(cx.Start, m.DescribeState(st))
+	}
 	for _, o := range ops {
 		cx.Ops = append(cx.Ops, o.ID)
 	}
 	cx.Operations = ops
-	for _, pr := range longest {
-		cx.Longest = append(cx.Longest, describePartial(m, sops, pr))
+	// The longest partial linearizations, from whichever start states
+	// give the longest.
+	best := -1
+	for _, st := range starts {
+		_, longest, sops, _ := sh.check(ops, st, opt.Longest)
+		for _, pr := range longest {
+			if len(pr.ops) > best {
+				best = len(pr.ops)
+				cx.Longest = cx.Longest[:0]
+			}
+			if len(pr.ops) == best && len(cx.Longest) < opt.Longest {
+				cx.Longest = append(cx.Longest, describePartial(m, st, sops, pr))
+			}
+		}
 	}
 	return cx, sh.stats
 }
@@ -131,7 +219,7 @@ func counterexample(ctx context.Context, m Model, h *History, p partition, deadl
 // that return at the same position as it are made pending with it). Zeller and
 // Hildebrandt's ddmin over them; the failing operation and those
 // overlapping it are kept. It reports false when it ran out of time.
-func (sh *subHistory) minimize(ops []Op, failing *Op) ([]Op, bool) {
+func (sh *subHistory) minimize(ops []Op, failing *Op, starts []State) ([]Op, bool) {
 	var keep, rest []Op
 	for _, o := range ops {
 		if o.Return < failing.Call {
@@ -151,7 +239,7 @@ func (sh *subHistory) minimize(ops []Op, failing *Op) ([]Op, bool) {
 	// failure, and whether it could tell in time.
 	test := func(sub []Op) (bool, bool) {
 		all := with(sub)
-		f, err := sh.fails(all)
+		f, err := sh.fails(all, starts)
 		if err != nil || !f {
 			return false, err == nil
 		}
@@ -160,7 +248,7 @@ func (sh *subHistory) minimize(ops []Op, failing *Op) ([]Op, bool) {
 				all[i].Status, all[i].Return, all[i].Output = Pending, Never, Value{}
 			}
 		}
-		f, err = sh.fails(all)
+		f, err = sh.fails(all, starts)
 		return !f, err == nil
 	}
 	if f, ok := test(nil); !ok {
@@ -246,9 +334,8 @@ func dedup(xs []int64) []int64 {
 
 // describePartial turns a search's partial linearization into IDs and
 // the states after each operation.
-func describePartial(m Model, sops []searchOp, pr partialRecord) Partial {
-	p := Partial{Blocked: -1, Ops: []int{}, States: []string{}}
-	st := m.Init()
+func describePartial(m Model, st State, sops []searchOp, pr partialRecord) Partial {
+	p := Partial{Blocked: -1, Ops: []int{}, States: []string{}, Start: m.DescribeState(st)}
 	for _, i := range pr.ops {
 		o := &sops[i]
 		p.Ops = append(p.Ops, o.op.ID)

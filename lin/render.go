@@ -87,12 +87,19 @@ func writeCounterexample(b *strings.Builder, m Model, cx *Counterexample) {
 	if cx.Partition != "" {
 		key = fmt.Sprintf(" on key %s", cx.Partition)
 	}
-	fmt.Fprintf(b, "No order of the operations up to its response%s explains its output from the initial state %s.\n", key, cx.Init)
+	from := "the initial state " + cx.Init
+	switch {
+	case cx.Before > 0 && len(cx.Start) == 1:
+		from = fmt.Sprintf("the state %s, which the %s before them leave", cx.Start[0], plural(cx.Before, "operation"))
+	case cx.Before > 0:
+		from = fmt.Sprintf("any of the states %s, which the %s before them can leave", strings.Join(cx.Start, ", "), plural(cx.Before, "operation"))
+	}
+	fmt.Fprintf(b, "No order of the operations up to its response%s explains its output from %s.\n", key, from)
 	what := "Counterexample"
 	if !cx.Minimal {
 		what = "Counterexample (not minimised: time ran out)"
 	}
-	fmt.Fprintf(b, "\n%s: %d operations: the one above, %d that overlap it, %d earlier ones it needs\n", what, len(cx.Operations), overlap, earlier)
+	fmt.Fprintf(b, "\n%s: %s: the one above, %d that overlap it, %d earlier ones it needs\n", what, plural(len(cx.Operations), "operation"), overlap, earlier)
 	b.WriteString("(operations still running when it returned are shown pending):\n\n")
 	writeTimeline(b, m, cx.Operations, f.ID)
 	b.WriteString("\n")
@@ -108,6 +115,9 @@ func writeCounterexample(b *strings.Builder, m Model, cx *Counterexample) {
 		fmt.Fprintf(b, "\nLongest partial linearizations (orders the model accepts, after which nothing fits):\n")
 		for k, p := range cx.Longest {
 			fmt.Fprintf(b, "  %d. ", k+1)
+			if len(cx.Start) > 1 {
+				fmt.Fprintf(b, "from %s: ", p.Start)
+			}
 			if len(p.Ops) == 0 {
 				fmt.Fprintf(b, "(none: not even a first operation fits)")
 			}
@@ -125,6 +135,13 @@ func writeCounterexample(b *strings.Builder, m Model, cx *Counterexample) {
 			b.WriteString("\n")
 		}
 	}
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
 }
 
 func at(o *Op) string {

@@ -99,11 +99,23 @@ type Counterexample struct {
 	Operations []Op `json:"operations"`
 	// Init describes the model's initial state.
 	Init string `json:"init"`
+	// Before counts the operations before the counterexample that it
+	// replaces by the states they can leave the object in (Start): they
+	// all returned before any of its operations was called.
+	Before int `json:"before"`
+	// Start describes the states the counterexample starts from: the
+	// model's initial state when Before is 0, else every state the
+	// operations before it can leave the object in. The counterexample
+	// fails from each.
+	Start []string `json:"start"`
 }
 
 // Partial is a partial linearization: operations in the order the model
 // ran them, with the state after each.
 type Partial struct {
+	// Start describes the state it starts from (one of
+	// Counterexample.Start).
+	Start string `json:"start"`
 	// Ops are operation IDs, in linearization order.
 	Ops []int `json:"ops"`
 	// States describe the model's state after each operation.

@@ -89,6 +89,16 @@ type search struct {
 	deadline time.Time
 	ctx      context.Context
 
+	// start is the state the search starts from (nil: the model's
+	// Init).
+	start State
+	// collect makes the search find every state a complete linearization
+	// can end in, into finals (at most maxFinals), instead of stopping at
+	// the first.
+	collect   bool
+	finals    []State
+	maxFinals int
+
 	// longest partial linearizations
 	keep    int
 	longest []partialRecord
@@ -390,8 +400,14 @@ func (s *search) run() (bool, error) {
 		}
 		return bufs[depth]
 	}
-	init := s.m.Init()
+	init := s.start
+	if init == nil {
+		init = s.m.Init()
+	}
 	if s.reqLeft == 0 {
+		if s.collect {
+			s.finals = append(s.finals, init)
+		}
 		return true, nil
 	}
 	c := s.choices(init, nil, getBuf(0))
@@ -430,7 +446,14 @@ func (s *search) run() (bool, error) {
 		}
 		s.place(op)
 		if s.reqLeft == 0 {
-			return true, nil
+			if !s.collect {
+				return true, nil
+			}
+			if err := s.addFinal(next); err != nil {
+				return false, err
+			}
+			s.unplace(op)
+			continue
 		}
 		dup, idx := s.seen(next)
 		if dup {
@@ -448,6 +471,26 @@ func (s *search) run() (bool, error) {
 		s.noteDepth(stack)
 	}
 	return false, nil
+}
+
+// errTooManyStates says a collecting search found more final states than
+// it may keep.
+type errTooManyStates struct{}
+
+func (errTooManyStates) Error() string { return "too many states" }
+
+// addFinal adds st to the final states, unless it is there already.
+func (s *search) addFinal(st State) error {
+	for _, f := range s.finals {
+		if s.m.Equal(f, st) {
+			return nil
+		}
+	}
+	if len(s.finals) >= s.maxFinals {
+		return errTooManyStates{}
+	}
+	s.finals = append(s.finals, st)
+	return nil
 }
 
 // noteDepth remembers the current path when it is among the longest.

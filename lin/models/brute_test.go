@@ -40,7 +40,12 @@ func brute(m lin.Model, h *lin.History) bool {
 	return true
 }
 
-func bruteAll(m lin.Model, h *lin.History) bool {
+func bruteAll(m lin.Model, h *lin.History) bool { return len(bruteFrom(m, h, m.Init(), true)) > 0 }
+
+// bruteFrom tries every order of h's operations from state start and
+// returns the states the complete ones end in (only the first when
+// first is set).
+func bruteFrom(m lin.Model, h *lin.History, start lin.State, first bool) []lin.State {
 	acts := make([]lin.Action, len(h.Ops))
 	for k := range h.Ops {
 		a, err := m.Action(&h.Ops[k])
@@ -50,6 +55,7 @@ func bruteAll(m lin.Model, h *lin.History) bool {
 		acts[k] = a
 	}
 	placed := make([]bool, len(h.Ops))
+	var finals []lin.State
 	var try func(s lin.State) bool
 	try = func(s lin.State) bool {
 		done := true
@@ -59,7 +65,13 @@ func bruteAll(m lin.Model, h *lin.History) bool {
 			}
 		}
 		if done {
-			return true
+			for _, f := range finals {
+				if m.Equal(f, s) {
+					return first
+				}
+			}
+			finals = append(finals, s)
+			return first
 		}
 		for k := range h.Ops {
 			if placed[k] {
@@ -87,7 +99,8 @@ func bruteAll(m lin.Model, h *lin.History) bool {
 		}
 		return false
 	}
-	return try(m.Init())
+	try(start)
+	return finals
 }
 
 // gen makes a random operation of a model: name, key, input, and an
@@ -215,6 +228,7 @@ func TestAgainstBruteForce(t *testing.T) {
 	if testing.Short() {
 		runs = 300
 	}
+	withBefore := 0
 	for _, name := range models.Names() {
 		g := gens[name]
 		if g == nil {
@@ -240,25 +254,66 @@ func TestAgainstBruteForce(t *testing.T) {
 			counts[want]++
 			if !want {
 				checkCounterexample(t, m, h, res)
+				if res.Counterexample.Before > 0 {
+					withBefore++
+				}
 			}
 		}
 		if counts[true] < runs/10 || counts[false] < runs/10 {
 			t.Errorf("%s: %d linearizable and %d not: the generator should give both often", name, counts[true], counts[false])
 		}
 	}
+	if withBefore < runs/20 {
+		t.Errorf("only %d counterexamples start after earlier operations: the generator should give more", withBefore)
+	}
+	t.Logf("%d counterexamples start from the states of earlier operations", withBefore)
 }
 
-// checkCounterexample asserts what a counterexample promises: its
-// operations are not linearizable but are with the failing one pending, the
-// failing one is among them, and removing any one that precedes it breaks
-// that (it becomes linearizable, or fails without the failing one too).
+// checkCounterexample asserts what a counterexample promises: from each
+// of its start states (the states its Before earlier operations can
+// leave the object in, or the initial one), its operations are not
+// linearizable; from some, they are with the operations returning at the
+// cut pending; the failing operation is among them; and removing any one
+// that precedes the failing one breaks that.
 func checkCounterexample(t *testing.T, m lin.Model, h *lin.History, res *lin.Result) {
 	t.Helper()
 	cx := res.Counterexample
 	if cx == nil {
 		t.Fatalf("no counterexample\n%s", dump(m, h))
 	}
-	sub := renumber(cx.Operations, -1)
+	fail := &h.Ops[cx.Failing]
+	starts := []lin.State{m.Init()}
+	if cx.Before > 0 {
+		// The partition's first Before operations called by the cut.
+		key := func(o *lin.Op) string { return "" }
+		if pm, ok := m.(lin.Partitioner); ok {
+			pkey := func(o *lin.Op) (string, bool) {
+				a, _ := m.Action(o)
+				return pm.PartitionKey(a)
+			}
+			all := true
+			for k := range h.Ops {
+				if _, ok := pkey(&h.Ops[k]); !ok {
+					all = false
+				}
+			}
+			if all {
+				key = func(o *lin.Op) string { k, _ := pkey(o); return k }
+			}
+		}
+		before := &lin.History{}
+		for k := range h.Ops {
+			o := h.Ops[k]
+			if len(before.Ops) < cx.Before && o.Call <= cx.Cut && key(&o) == key(fail) {
+				o.ID = len(before.Ops)
+				before.Ops = append(before.Ops, o)
+			}
+		}
+		starts = bruteFrom(m, before, m.Init(), false)
+	}
+	if len(starts) != len(cx.Start) {
+		t.Fatalf("counterexample starts from %d states %v, trying every order gives %d\n%s", len(cx.Start), cx.Start, len(starts), dump(m, h))
+	}
 	failing := -1
 	for k := range cx.Operations {
 		if cx.Operations[k].ID == cx.Failing {
@@ -268,17 +323,24 @@ func checkCounterexample(t *testing.T, m lin.Model, h *lin.History, res *lin.Res
 	if failing < 0 {
 		t.Fatalf("failing op %d not in the counterexample %v\n%s", cx.Failing, cx.Ops, dump(m, h))
 	}
-	isCounter := func(ops []lin.Op, f int) bool {
-		if brute(m, renumber(ops, -1)) {
-			return false
+	isCounter := func(ops []lin.Op) bool {
+		for _, st := range starts {
+			if len(bruteFrom(m, renumber(ops, -1), st, true)) > 0 {
+				return false
+			}
 		}
-		return brute(m, renumber(ops, cx.Cut))
+		for _, st := range starts {
+			if len(bruteFrom(m, renumber(ops, cx.Cut), st, true)) > 0 {
+				return true
+			}
+		}
+		return false
 	}
-	if !isCounter(cx.Operations, cx.Failing) {
-		t.Fatalf("counterexample %v is linearizable, or fails with its failing op pending\n%s", cx.Ops, dump(m, h))
+	if !isCounter(cx.Operations) {
+		t.Fatalf("counterexample %v (starts %v) is linearizable, or fails with its failing op pending\n%s", cx.Ops, cx.Start, dump(m, h))
 	}
-	for k := range sub.Ops {
-		if !sub.Ops[k].Precedes(&sub.Ops[failing]) {
+	for k := range cx.Operations {
+		if !cx.Operations[k].Precedes(&cx.Operations[failing]) {
 			continue
 		}
 		var less []lin.Op
@@ -287,7 +349,7 @@ func checkCounterexample(t *testing.T, m lin.Model, h *lin.History, res *lin.Res
 				less = append(less, cx.Operations[j])
 			}
 		}
-		if isCounter(less, cx.Failing) {
+		if isCounter(less) {
 			t.Fatalf("counterexample %v is not minimal: without op %d it still fails the same way\n%s", cx.Ops, cx.Operations[k].ID, dump(m, h))
 		}
 	}
