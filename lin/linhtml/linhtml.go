@@ -257,9 +257,9 @@ func buildCounterexample(p *page, m lin.Model, h *lin.History, res *lin.Result, 
 		d.title = opTitle(&o, orig[o.ID], d.desc, fail, cx.Cut)
 		draw = append(draw, d)
 	}
-	tl := layout(draw, fail, cx.Cut)
+	tl := layout(draw, fail, cx.Cut, len(cx.Longest) > 0)
 	if len(keep) < len(ops) {
-		tl.Note = fmt.Sprintf("Showing %d of the counterexample's %d operations (at most %d are drawn: the one that could not be placed, those overlapping it, then those called last). The lists beside the timeline are complete.", len(keep), len(ops), opt.MaxOps)
+		tl.Note = fmt.Sprintf("Showing %d of the counterexample's %d operations (at most %d are drawn: the one that could not be placed, those overlapping it, then those called last). The lists of the linearizations are complete.", len(keep), len(ops), opt.MaxOps)
 	}
 	byID := make(map[int]*lin.Op, len(ops))
 	for i := range ops {
@@ -470,7 +470,7 @@ func wholeTimeline(m lin.Model, h *lin.History, cx *lin.Counterexample, cxOps []
 		}
 		draw = append(draw, d)
 	}
-	tl := layout(draw, fail, cx.Cut)
+	tl := layout(draw, fail, cx.Cut, false)
 	if len(keep) < len(ops) {
 		tl.Note = fmt.Sprintf("Showing %d of the %d operations called up to the cut (at most %d are drawn: the one that could not be placed, those overlapping it, the counterexample's, then those called last).", len(keep), len(ops), opt.MaxOps)
 	}
