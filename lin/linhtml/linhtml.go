@@ -135,7 +135,7 @@ func build(m lin.Model, h *lin.History, res *lin.Result, opt Options) (*page, er
 		fact{"Partitions", fmt.Sprintf("%d checked, %d decided", res.Partitions, res.Decided)},
 	)
 	if h != nil && h.Dropped > 0 {
-		p.Facts = append(p.Facts, fact{"Dropped", fmt.Sprintf("%d operations known not to have taken effect (:fail) are not in the history", h.Dropped)})
+		p.Facts = append(p.Facts, fact{"Dropped", fmt.Sprintf("%s known not to have taken effect (:fail) %s not in the history", operations(h.Dropped), isAre(h.Dropped))})
 	}
 	cx := res.Counterexample
 	switch {
@@ -169,6 +169,22 @@ func build(m lin.Model, h *lin.History, res *lin.Result, opt Options) (*page, er
 	p.Title = fmt.Sprintf("%s: %s (%s)", p.Heading, source, res.Model)
 	p.CSS = baseCSS + partialCSS(len(p.Partials))
 	return p, nil
+}
+
+// operations says "1 operation" or "N operations".
+func operations(n int) string {
+	if n == 1 {
+		return "1 operation"
+	}
+	return strconv.Itoa(n) + " operations"
+}
+
+// isAre is the verb for n things.
+func isAre(n int) string {
+	if n == 1 {
+		return "is"
+	}
+	return "are"
 }
 
 // quoteKeys formats partition keys.
@@ -212,7 +228,7 @@ func buildCounterexample(p *page, m lin.Model, h *lin.History, res *lin.Result, 
 		minimal = "not minimised (minimisation was off or ran out of time): it may hold operations it does not need"
 	}
 	p.Facts = append(p.Facts,
-		fact{"Counterexample", fmt.Sprintf("%d operations, %s", len(ops), minimal)},
+		fact{"Counterexample", fmt.Sprintf("%s, %s", operations(len(ops)), minimal)},
 		fact{"Cut", fmt.Sprintf("position %d, the response of the operation that could not be placed; operations still running then are pending", cx.Cut)},
 	)
 	if fail != nil {
@@ -293,7 +309,7 @@ func buildCounterexample(p *page, m lin.Model, h *lin.History, res *lin.Result, 
 				pv.Unplaced = append(pv.Unplaced, describeID(id))
 			}
 		}
-		pv.Tab = fmt.Sprintf("Linearization %d: %d of %d operations placed", k+1, len(pt.Ops), len(ops))
+		pv.Tab = fmt.Sprintf("Linearization %d: %d of %s placed", k+1, len(pt.Ops), operations(len(ops)))
 		p.Partials = append(p.Partials, pv)
 		tl.Overlays = append(tl.Overlays, tl.overlay(k, pt, describeID))
 	}
@@ -478,7 +494,7 @@ func wholeTimeline(m lin.Model, h *lin.History, cx *lin.Counterexample, cxOps []
 	if cx.Partition != "" {
 		what = partitionName(cx, fail)
 	}
-	tl.Caption = fmt.Sprintf("Every operation of %s called up to the cut (%d), greyed; the counterexample's %d operations are emphasised.", what, cx.Cut, len(cxOps))
+	tl.Caption = fmt.Sprintf("Every operation of %s called up to the cut (%d), greyed; the counterexample's %s %s emphasised.", what, cx.Cut, operations(len(cxOps)), isAre(len(cxOps)))
 	return tl, nil
 }
 
