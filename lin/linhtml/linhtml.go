@@ -135,7 +135,7 @@ func build(m lin.Model, h *lin.History, res *lin.Result, opt Options) (*page, er
 		fact{"Partitions", fmt.Sprintf("%d checked, %d decided", res.Partitions, res.Decided)},
 	)
 	if h != nil && h.Dropped > 0 {
-		p.Facts = append(p.Facts, fact{"Dropped", fmt.Sprintf("%d operations known not to have taken effect (:fail) are not in the history", h.Dropped)})
+		p.Facts = append(p.Facts, fact{"Dropped", fmt.Sprintf("%s known not to have taken effect (:fail) %s not in the history", operations(h.Dropped), isAre(h.Dropped))})
 	}
 	cx := res.Counterexample
 	switch {
@@ -169,6 +169,22 @@ func build(m lin.Model, h *lin.History, res *lin.Result, opt Options) (*page, er
 	p.Title = fmt.Sprintf("%s: %s (%s)", p.Heading, source, res.Model)
 	p.CSS = baseCSS + partialCSS(len(p.Partials))
 	return p, nil
+}
+
+// operations says "1 operation" or "N operations".
+func operations(n int) string {
+	if n == 1 {
+		return "1 operation"
+	}
+	return strconv.Itoa(n) + " operations"
+}
+
+// isAre is the verb for n things.
+func isAre(n int) string {
+	if n == 1 {
+		return "is"
+	}
+	return "are"
 }
 
 // quoteKeys formats partition keys.
@@ -212,7 +228,7 @@ func buildCounterexample(p *page, m lin.Model, h *lin.History, res *lin.Result, 
 		minimal = "not minimised (minimisation was off or ran out of time): it may hold operations it does not need"
 	}
 	p.Facts = append(p.Facts,
-		fact{"Counterexample", fmt.Sprintf("%d operations, %s", len(ops), minimal)},
+		fact{"Counterexample", fmt.Sprintf("%s, %s", operations(len(ops)), minimal)},
 		fact{"Cut", fmt.Sprintf("position %d, the response of the operation that could not be placed; operations still running then are pending", cx.Cut)},
 	)
 	if fail != nil {
@@ -257,9 +273,9 @@ func buildCounterexample(p *page, m lin.Model, h *lin.History, res *lin.Result, 
 		d.title = opTitle(&o, orig[o.ID], d.desc, fail, cx.Cut)
 		draw = append(draw, d)
 	}
-	tl := layout(draw, fail, cx.Cut)
+	tl := layout(draw, fail, cx.Cut, len(cx.Longest) > 0)
 	if len(keep) < len(ops) {
-		tl.Note = fmt.Sprintf("Showing %d of the counterexample's %d operations (at most %d are drawn: the one that could not be placed, those overlapping it, then those called last). The lists beside the timeline are complete.", len(keep), len(ops), opt.MaxOps)
+		tl.Note = fmt.Sprintf("Showing %d of the counterexample's %d operations (at most %d are drawn: the one that could not be placed, those overlapping it, then those called last). The lists of the linearizations are complete.", len(keep), len(ops), opt.MaxOps)
 	}
 	byID := make(map[int]*lin.Op, len(ops))
 	for i := range ops {
@@ -293,7 +309,7 @@ func buildCounterexample(p *page, m lin.Model, h *lin.History, res *lin.Result, 
 				pv.Unplaced = append(pv.Unplaced, describeID(id))
 			}
 		}
-		pv.Tab = fmt.Sprintf("Linearization %d: %d of %d operations placed", k+1, len(pt.Ops), len(ops))
+		pv.Tab = fmt.Sprintf("Linearization %d: %d of %s placed", k+1, len(pt.Ops), operations(len(ops)))
 		p.Partials = append(p.Partials, pv)
 		tl.Overlays = append(tl.Overlays, tl.overlay(k, pt, describeID))
 	}
@@ -470,7 +486,7 @@ func wholeTimeline(m lin.Model, h *lin.History, cx *lin.Counterexample, cxOps []
 		}
 		draw = append(draw, d)
 	}
-	tl := layout(draw, fail, cx.Cut)
+	tl := layout(draw, fail, cx.Cut, false)
 	if len(keep) < len(ops) {
 		tl.Note = fmt.Sprintf("Showing %d of the %d operations called up to the cut (at most %d are drawn: the one that could not be placed, those overlapping it, the counterexample's, then those called last).", len(keep), len(ops), opt.MaxOps)
 	}
@@ -478,7 +494,7 @@ func wholeTimeline(m lin.Model, h *lin.History, cx *lin.Counterexample, cxOps []
 	if cx.Partition != "" {
 		what = partitionName(cx, fail)
 	}
-	tl.Caption = fmt.Sprintf("Every operation of %s called up to the cut (%d), greyed; the counterexample's %d operations are emphasised.", what, cx.Cut, len(cxOps))
+	tl.Caption = fmt.Sprintf("Every operation of %s called up to the cut (%d), greyed; the counterexample's %s %s emphasised.", what, cx.Cut, operations(len(cxOps)), isAre(len(cxOps)))
 	return tl, nil
 }
 

@@ -9,18 +9,19 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/mgtrace/mgtrace/lin"
 	"github.com/mgtrace/mgtrace/lin/linhtml"
 	"github.com/mgtrace/mgtrace/lin/models"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata/figure3.html.golden")
+var (
+	update = flag.Bool("update", false, "rewrite testdata/figure3.html.golden")
+	shots  = flag.String("shots", "", "TestChromium also copies its pages and screenshots to this `directory`")
+)
 
 var (
 	iv   = lin.IntValue
@@ -626,39 +627,6 @@ func TestPartition(t *testing.T) {
 	}
 	if err := linhtml.Write(io.Discard, nil, h, res, linhtml.Options{WholeHistory: true}); err == nil {
 		t.Error("the whole-history view was written without a model")
-	}
-}
-
-// TestChromium renders the page headless to a PNG when a Chromium is
-// installed; it is skipped otherwise.
-func TestChromium(t *testing.T) {
-	var browser string
-	for _, name := range []string{"chromium", "chromium-browser"} {
-		if p, err := exec.LookPath(name); err == nil {
-			browser = p
-			break
-		}
-	}
-	if browser == "" {
-		t.Skip("no chromium or chromium-browser on the PATH")
-	}
-	_, _, _, page := figure3Page(t)
-	dir := t.TempDir()
-	file := filepath.Join(dir, "figure3.html")
-	if err := os.WriteFile(file, page, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	png := filepath.Join(dir, "figure3.png")
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, browser, "--headless", "--disable-gpu", "--no-sandbox",
-		"--user-data-dir="+filepath.Join(dir, "profile"), "--window-size=1400,1000",
-		"--screenshot="+png, "file://"+file)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("%s: %v\n%s", browser, err, out)
-	}
-	if fi, err := os.Stat(png); err != nil || fi.Size() == 0 {
-		t.Fatalf("no screenshot: %v", err)
 	}
 }
 

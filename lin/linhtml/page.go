@@ -17,7 +17,6 @@ func pageTemplate() (*template.Template, error) {
 	return template.New("page").Funcs(template.FuncMap{
 		"css":     func(s string) template.CSS { return template.CSS(s) },
 		"inc":     func(i int) int { return i + 1 },
-		"rowH":    func() int { return rowH },
 		"clientX": func() int { return labelW - 10 },
 		"markerR": func() int { return markerR },
 	}).Parse(pageHTML)
@@ -38,6 +37,7 @@ const pageHTML = `<!DOCTYPE html>
 <svg class="defs" width="0" height="0" aria-hidden="true"><defs>
 <pattern id="hatch" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="6" height="6" fill="#dce6f4" /><rect width="2.5" height="6" fill="#7f9dc8" /></pattern>
 <linearGradient id="fade" x1="0" y1="0" x2="1" y2="0"><stop offset="0" stop-color="#a9c4ea" /><stop offset="0.55" stop-color="#a9c4ea" stop-opacity="0.6" /><stop offset="1" stop-color="#a9c4ea" stop-opacity="0" /></linearGradient>
+<linearGradient id="fadewhite" x1="0" y1="0" x2="1" y2="0"><stop offset="0" stop-color="#fff" /><stop offset="0.55" stop-color="#fff" /><stop offset="1" stop-color="#fff" stop-opacity="0" /></linearGradient>
 <linearGradient id="fadeline" x1="0" y1="0" x2="1" y2="0"><stop offset="0" stop-color="#1f4e8c" /><stop offset="1" stop-color="#1f4e8c" stop-opacity="0" /></linearGradient>
 </defs></svg>
 <header>
@@ -57,9 +57,9 @@ const pageHTML = `<!DOCTYPE html>
 {{- with .CX}}
 <section class="cx">
 <h2>Counterexample</h2>
-<p class="explain">Each bar is an operation, from its call (left end) to its response (right end), one row per client. Positions are spaced evenly by rank, not to scale; the numbers on top are the positions. The operation outlined in red <em>could not be placed</em>: the red band is its interval, and the operations outlined in dashed amber overlap it. An operation that had not returned at the cut is <em>pending (never returned)</em> and runs to the right edge, fading: it may or may not have taken effect; hatched ones are info (outcome unknown). Hover over a bar for its positions and source.</p>
+<p class="explain">Each bar is an operation, from its call (left end) to its response (right end), one row per client. Positions are spaced evenly by rank, not to scale; the numbers on top are the positions. The operation outlined in red <em>could not be placed</em>: the red band is its interval, and the operations outlined in dashed amber overlap it. An operation that had not returned at the cut is <em>pending (never returned)</em> and runs to the right edge, fading: it may or may not have taken effect; hatched ones are info (outcome unknown). A label too long for its bar is written after it or shortened with an ellipsis. Hover over a bar for its full description, positions and source.</p>
 {{- if $.Partials}}
-<p class="explain">The checker kept the longest partial linearizations: orders of some of the operations that the model accepts, after which the response of the operation marked ✕ cannot be explained. Choose one: its <em>linearization points</em> are numbered on the bars in the order the model ran the operations (hover over one for the state after it), and the operations it leaves out are greyed.</p>
+<p class="explain">The checker kept the longest partial linearizations: orders of some of the operations that the model accepts, after which the response of the operation marked ✕ cannot be explained. Choose one: its <em>linearization points</em> are numbered just below the bars, in the order the model ran the operations (hover over one for the state after it), and the operations it leaves out are greyed.</p>
 {{- range $.Partials}}
 <input type="radio" name="linearization" class="sel" id="lp-{{.Index}}"{{if eq .Index 0}} checked="checked"{{end}} />
 {{- end}}
@@ -118,7 +118,7 @@ const pageHTML = `<!DOCTYPE html>
 </html>
 {{define "timeline"}}<svg class="tl" width="{{.Width}}" height="{{.Height}}" viewBox="0 0 {{.Width}} {{.Height}}" role="img" aria-label="timeline of the operations">
 {{- range .Rows}}
-<rect class="row{{if .Alt}} alt{{end}}" x="0" y="{{.Y}}" width="100%" height="{{rowH}}" /><text class="client" x="{{clientX}}" y="{{.TextY}}">{{.Label}}</text>
+<rect class="row{{if .Alt}} alt{{end}}" x="0" y="{{.Y}}" width="100%" height="{{.H}}" /><text class="client" x="{{clientX}}" y="{{.TextY}}">{{.Label}}</text>
 {{- end}}
 {{- range .Ticks}}
 <line class="tick" x1="{{.X}}" y1="{{.Y1}}" x2="{{.X}}" y2="{{.Y2}}" /><text class="tickl" x="{{.X}}" y="{{.TextY}}">{{.Label}}</text>
@@ -129,14 +129,21 @@ const pageHTML = `<!DOCTYPE html>
 {{- with .Cut}}
 <line class="cut" x1="{{.X}}" y1="{{.Y1}}" x2="{{.X}}" y2="{{.Y2}}" /><text class="cutl" x="{{.X}}" y="{{.TextY}}">{{.Label}}</text>
 {{- end}}
+{{- range .Overlays}}
+{{- if .Points}}
+<polyline class="lp lp-{{.Index}} path" points="{{.Points}}" />
+{{- end}}
+{{- end}}
 {{- range .Bars}}
+{{- if .Under}}
+<rect class="{{.Under}}" x="{{.X}}" y="{{.Y}}" width="{{.W}}" height="{{.H}}" rx="3" />
+{{- end}}
 <g class="{{.Class}}"><title>{{.Title}}</title><rect class="bar" x="{{.X}}" y="{{.Y}}" width="{{.W}}" height="{{.H}}" rx="3" />
-{{- if .Text}}<text class="lbl" x="{{.TextX}}" y="{{.TextY}}">{{.Text}}</text>{{end}}
-{{- if .Fail}}<text class="tag" x="{{.X}}" y="{{.TagY}}">could not be placed</text>{{end}}</g>
+{{- if .Text}}<text class="lbl{{if .Out}} out{{end}}" x="{{.TextX}}" y="{{.TextY}}">{{.Text}}</text>{{end}}
+{{- if .Fail}}<text class="tag" x="{{.TagX}}" y="{{.TagY}}">could not be placed</text>{{end}}</g>
 {{- end}}
 {{- range .Overlays}}
 <g class="lp lp-{{.Index}}">
-{{- if .Points}}<polyline class="path" points="{{.Points}}" />{{end}}
 {{- range .Markers}}
 <g class="mk"><title>{{.Title}}</title><circle cx="{{.X}}" cy="{{.Y}}" r="{{markerR}}" /><text x="{{.X}}" y="{{.TextY}}">{{.Label}}</text></g>
 {{- end}}
@@ -171,8 +178,8 @@ h2{font-size:18px;margin:26px 0 8px}
 h3{font-size:15px;margin:0 0 6px}
 dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:2px 14px;margin:0 0 12px}
 dl.facts dt{color:#5b6573}
-dl.facts dd{margin:0}
-.failing{border-left:4px solid #c62828;background:#fdf1f0;padding:8px 12px;margin:10px 0;max-width:1000px}
+dl.facts dd{margin:0;overflow-wrap:anywhere}
+.failing{border-left:4px solid #c62828;background:#fdf1f0;padding:8px 12px;margin:10px 0;max-width:1000px;overflow-wrap:anywhere}
 .failing code{font-weight:bold}
 .src{color:#5b6573}
 .explain{max-width:1000px}
@@ -182,8 +189,8 @@ dl.facts dd{margin:0}
 .tabs label{cursor:pointer;border:1px solid #1f4e8c;border-radius:4px;padding:3px 10px;color:#1f4e8c;background:#fff;user-select:none}
 .sel:focus-visible~.tabs{outline:2px solid #1f4e8c;outline-offset:3px}
 .body{display:flex;flex-wrap:wrap;gap:18px;align-items:flex-start}
-.tlwrap{flex:1 1 600px;max-width:100%;overflow-x:auto;border:1px solid #d8dde3;border-radius:4px}
-.lists{flex:0 1 380px}
+.tlwrap{flex:0 1 auto;width:max-content;max-width:100%;overflow-x:auto;border:1px solid #d8dde3;border-radius:4px}
+.lists{flex:1 1 320px;max-width:1000px;overflow-wrap:anywhere}
 .lp{display:none}
 ol.steps{padding-left:28px;margin:6px 0}
 .blocked{color:#b3261e}
@@ -203,6 +210,9 @@ svg.tl{display:block}
 .st-pending .bar{fill:url(#fade);stroke:url(#fadeline)}
 .st-info .bar{fill:url(#hatch);stroke:url(#fadeline)}
 .lbl{fill:#0f223d}
+.lbl.out{paint-order:stroke;stroke:#fff;stroke-width:4px;stroke-linejoin:round}
+.under{fill:#fff}
+.under.fade{fill:url(#fadewhite)}
 .tl .tag{fill:#c62828;font-size:10px;font-weight:bold}
 .ovl .bar{stroke:#d97706;stroke-width:2;stroke-dasharray:5 3}
 .fail .bar{stroke:#c62828;stroke-width:3;stroke-dasharray:none}
@@ -220,15 +230,18 @@ svg.tl{display:block}
 footer{margin-top:28px;color:#8a939e;font-size:12px}
 `
 
-// partialCSS shows the chosen partial linearization: its tab, its
-// markers and list, and greys the operations it leaves out.
+// partialCSS shows the chosen partial linearization: its tab, its path,
+// markers and list, and greys the operations it leaves out. Greying
+// fades their paint rather than the whole bar, so that the white below
+// a bar and around a label written after it still hide the path.
 func partialCSS(n int) string {
 	var b strings.Builder
 	for k := 0; k < n; k++ {
+		out := fmt.Sprintf("#lp-%d:checked~.body .op:not(.in-%d):not(.blk-%d)", k, k, k)
 		fmt.Fprintf(&b, "#lp-%d:checked~.tabs label[for=lp-%d]{background:#1f4e8c;color:#fff}\n", k, k)
 		fmt.Fprintf(&b, "#lp-%d:checked~.body .lp-%d{display:block}\n", k, k)
-		fmt.Fprintf(&b, "#lp-%d:checked~.body .op:not(.in-%d){opacity:0.3}\n", k, k)
-		fmt.Fprintf(&b, "#lp-%d:checked~.body .op.blk-%d{opacity:1}\n", k, k)
+		fmt.Fprintf(&b, "%s .bar{fill-opacity:0.3;stroke-opacity:0.3}\n", out)
+		fmt.Fprintf(&b, "%s text{fill-opacity:0.4}\n", out)
 	}
 	return b.String()
 }
