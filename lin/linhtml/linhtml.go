@@ -223,7 +223,13 @@ func buildCounterexample(p *page, m lin.Model, h *lin.History, res *lin.Result, 
 		p.Facts = append(p.Facts, fact{"Partition", partitionName(cx, fail) + " (the sub-history that failed; each key was checked apart)"})
 	}
 	p.Facts = append(p.Facts, fact{"Initial state", cx.Init})
-	minimal := "minimal: removing any earlier operation makes it linearizable"
+	switch {
+	case cx.Before > 0 && len(cx.Start) == 1:
+		p.Facts = append(p.Facts, fact{"Start", fmt.Sprintf("%s: the state the %s before the counterexample leave (they all returned before it began)", cx.Start[0], operations(cx.Before))})
+	case cx.Before > 0:
+		p.Facts = append(p.Facts, fact{"Start", fmt.Sprintf("any of %s: the states the %s before the counterexample can leave (they all returned before it began); it fails from each", strings.Join(cx.Start, ", "), operations(cx.Before))})
+	}
+	minimal := "minimal: without any one of its earlier operations it no longer shows this failure"
 	if !cx.Minimal {
 		minimal = "not minimised (minimisation was off or ran out of time): it may hold operations it does not need"
 	}
@@ -292,6 +298,9 @@ func buildCounterexample(p *page, m lin.Model, h *lin.History, res *lin.Result, 
 	}
 	for k, pt := range cx.Longest {
 		pv := partialView{Index: k, Init: cx.Init}
+		if pt.Start != "" {
+			pv.Init = pt.Start
+		}
 		placed := make(map[int]bool, len(pt.Ops))
 		for j, id := range pt.Ops {
 			st := ""
