@@ -56,8 +56,8 @@ func (account) DescribeState(s lin.State) string { return strconv.FormatInt(s.(i
 
 // Two clients withdraw 70 from an account holding 100 at the same time,
 // and both succeed: no order of the two gives that. The counterexample
-// keeps the deposit: without it the first withdrawal alone would fail,
-// which is another failure.
+// is the two withdrawals, starting from the balance the deposit before
+// them leaves.
 func Example_ownModel() {
 	h := &lin.History{Ops: []lin.Op{
 		{Client: 0, Name: "deposit", Input: lin.IntValue(100), Call: 0, Return: 1},
@@ -73,9 +73,9 @@ func Example_ownModel() {
 	fmt.Println(res.Verdict)
 	cx := res.Counterexample
 	fmt.Println("could not be placed:", h.Ops[cx.Failing].Describe())
-	fmt.Println("counterexample:", cx.Ops)
+	fmt.Println("counterexample:", cx.Ops, "from", cx.Start, "after", cx.Before, "operation")
 	// Output:
 	// not linearizable
 	// could not be placed: withdraw(70) -> true
-	// counterexample: [0 1 2]
+	// counterexample: [1 2] from [100] after 1 operation
 }
