@@ -42,7 +42,7 @@ help:
 	@echo 'make bench-bugs      analyze bugs against valgrind memcheck: detection per class on testdata/programs/bugs, Wang table 3.4 (chains vs slices), speed on the record benchmark programs; update bench/RESULTS.md (about 7 minutes)'
 	@echo 'make traces          re-record the small traces in testdata/traces/ that analysis tests use'
 	@echo 'make pgo             regenerate record/default.pgo, the profile bin/record is optimized with'
-	@echo 'make fuzz            fuzz the trace reader, the probe stream decoder, the graph builder, the spec parser, the instruction decoder, the bug-rule parser and the history readers, FUZZTIME=$(FUZZTIME) each'
+	@echo 'make fuzz            fuzz the trace reader, the probe stream decoder, the graph builder, the spec parser, the instruction decoder, the bug-rule parser, the history readers and the operations-file parser, FUZZTIME=$(FUZZTIME) each'
 	@echo 'make clean           remove bin/ and out/'
 
 # Installs missing system packages (gcc, make, valgrind, protoc, nodejs,
@@ -202,6 +202,13 @@ demo: deps build
 	gcc -g -O1 -fno-omit-frame-pointer -Iinclude -o out/df_shallow_copy testdata/programs/bugs/df_shallow_copy.c
 	bin/record -q -o out/df_shallow_copy.trace -- out/df_shallow_copy > /dev/null 2>&1 || true # glibc aborts on the double free
 	bin/analyze bugs --only double_free out/df_shallow_copy.trace; test $$? -eq 1
+	@echo '== which race made the snapshot wrong? testdata/programs/lin/snapshot.c built with -DFAULTY'
+	@echo '   (the pair snapshot of Chen, Zhang, Wu and Zhang, whose read re-checks one cell), run in the'
+	@echo '   interleaving of their figure 4; analyze lin with snapshot.lin (exit status 1: not linearizable):'
+	gcc -g -O1 -fno-omit-frame-pointer -pthread -Iinclude -DFAULTY -o out/snapshot testdata/programs/lin/snapshot.c
+	bin/record -q -o out/snapshot.trace -- out/snapshot bad > /dev/null
+	bin/analyze lin --html out/snapshot.html out/snapshot.trace testdata/programs/lin/snapshot.lin; test $$? -eq 1
+	@echo '   (the same counterexample as a page to open in a browser: out/snapshot.html)'
 
 fuzz:
 	$(GO) test ./schema -run XXX -fuzz FuzzReader -fuzztime $(FUZZTIME)
@@ -215,6 +222,8 @@ fuzz:
 	$(GO) test ./lin/histfile -run XXX -fuzz '^FuzzParseEDN$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./lin/histfile -run XXX -fuzz '^FuzzParseEtcdLog$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./lin/histfile -run XXX -fuzz '^FuzzDetect$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./lin/tracehist -run XXX -fuzz '^FuzzParseOps$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./lin -run XXX -fuzz '^FuzzParseValue$$' -fuzztime $(FUZZTIME)
 
 clean:
 	rm -rf bin out
