@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/mgtrace/mgtrace/internal/term"
 	"github.com/mgtrace/mgtrace/lin"
 	"github.com/mgtrace/mgtrace/lin/histfile"
 	"github.com/mgtrace/mgtrace/lin/linhtml"
@@ -171,7 +172,9 @@ func runLin(e *env, f *linFlags, args []string) error {
 		if err != nil {
 			return usagef("%v", err)
 		}
+		stop := searchProgress(e.stderr, j.h.Source)
 		res, err := lin.Check(context.Background(), m, j.h, opt)
+		stop()
 		if err != nil {
 			return err
 		}
@@ -221,6 +224,40 @@ func runLin(e *env, f *linFlags, args []string) error {
 		return errUndecided
 	}
 	return nil
+}
+
+// searchProgress shows, on a terminal, how long a search has run once it
+// has run for a second, and returns the function that erases the line.
+func searchProgress(stderr io.Writer, source string) func() {
+	if !term.IsTerminal(stderr) {
+		return func() {}
+	}
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		start := time.Now()
+		tick := time.NewTicker(time.Second)
+		defer tick.Stop()
+		width := 0
+		for {
+			select {
+			case <-done:
+				if width > 0 {
+					fmt.Fprintf(stderr, "\r%s\r", strings.Repeat(" ", width))
+				}
+				return
+			case <-tick.C:
+				line := fmt.Sprintf("analyze: checking %s: %s", source, time.Since(start).Round(time.Second))
+				fmt.Fprintf(stderr, "\r%s", line)
+				width = max(width, len(line))
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		<-finished
+	}
 }
 
 // linTraceJobs extracts the histories of a trace with an operations file.
