@@ -297,7 +297,7 @@ func linTraceJobs(e *env, tracePath, opsPath, model string) ([]linJob, []string,
 	defer r.Close()
 	x, err := tracehist.Extract(r, ops, tracehist.Options{})
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, linesOf(err)
 	}
 	warnings := x.Warnings
 	if !r.End().Whole {

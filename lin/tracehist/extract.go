@@ -473,7 +473,7 @@ func (x *extractor) finish() (*Extraction, error) {
 	var errs ErrorList
 	for _, co := range x.cops {
 		if !x.known[co.def.Function] {
-			errs = append(errs, x.f.errorAt(co.def.FunctionPos, "%s is not in the trace (was it inlined? mark it noinline)", co.def.Function))
+			errs = append(errs, x.f.errorAt(co.def.FunctionPos, "%s is not in the trace: the run never called it, or the compiler inlined it (mark it noinline)", co.def.Function))
 		}
 	}
 	if len(errs) > 0 {

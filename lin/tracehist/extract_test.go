@@ -299,8 +299,8 @@ func TestExtractErrors(t *testing.T) {
 	b.ret(0x7fff0000, 0)
 	for _, tc := range []struct{ name, src, want string }{
 		{"functions not in the trace", "model queue\nop enqueue = q_enq in (int)arg2\nop dequeue = q_gone\nop enqueue = enq2\n",
-			"x.lin:3:14: q_gone is not in the trace (was it inlined? mark it noinline)\n" +
-				"x.lin:4:14: enq2 is not in the trace (was it inlined? mark it noinline)"},
+			"x.lin:3:14: q_gone is not in the trace: the run never called it, or the compiler inlined it (mark it noinline)\n" +
+				"x.lin:4:14: enq2 is not in the trace: the run never called it, or the compiler inlined it (mark it noinline)"},
 		{"types the trace does not have", "model queue\nobject ((struct queue *)arg1)->head\n" +
 			"op enqueue = q_enq in (int)arg2, ((struct elem *)arg2)->dd\nop dequeue = q_deq out *arg2\n",
 			"x.lin:2:10: (struct queue *): the trace has no struct type queue (the program's debug information defines none by that name)\n" +
