@@ -23,7 +23,8 @@ type Options struct {
 	// response.
 	NoMinimize bool
 	// Workers is how many partitions are searched at once (default
-	// GOMAXPROCS).
+	// GOMAXPROCS). The partitions take turns, so that one that fails
+	// quickly stops the others early whatever its place in key order.
 	Workers int
 	// NoCounterexample gives the verdict only: a history that is not
 	// linearizable gets no Counterexample (which costs more searches).
@@ -68,9 +69,6 @@ func Check(ctx context.Context, m Model, h *History, opt Options) (*Result, erro
 	if opt.Longest < 0 {
 		opt.Longest = 0
 	}
-	if opt.Workers <= 0 {
-		opt.Workers = runtime.GOMAXPROCS(0)
-	}
 	var deadline time.Time
 	if opt.Timeout > 0 {
 		deadline = start.Add(opt.Timeout)
@@ -102,32 +100,9 @@ func Check(ctx context.Context, m Model, h *History, opt Options) (*Result, erro
 	outs := make([]outcome, len(parts))
 	sctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	var wg sync.WaitGroup
-	work := make(chan int)
-	for w := 0; w < opt.Workers && w < len(parts); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for p := range work {
-				s := newSearch(sctx, m, searchOps(m, h, parts[p].ids, acts), 0, deadline)
-				ok, err := s.run()
-				outs[p] = outcome{ran: true, ok: ok, err: err, stats: s.stats}
-				if err == nil && !ok {
-					cancel() // one failing partition decides the history
-				}
-			}
-		}()
-	}
-feed:
-	for p := range parts {
-		select {
-		case work <- p:
-		case <-sctx.Done():
-			break feed
-		}
-	}
-	close(work)
-	wg.Wait()
+	runPartitions(sctx, cancel, m, h, parts, acts, deadline, opt.Workers, func(p int, ok bool, err error, st Stats) {
+		outs[p] = outcome{ran: true, ok: ok, err: err, stats: st}
+	})
 
 	failing := -1
 	for p, o := range outs {
@@ -164,6 +139,72 @@ feed:
 	}
 	res.Stats.Elapsed = time.Since(start)
 	return res, nil
+}
+
+// sliceSteps is how many steps a partition's search runs before another
+// partition gets its turn.
+const sliceSteps = 20000
+
+// runPartitions searches the partitions on workers goroutines (default:
+// GOMAXPROCS) in turns of sliceSteps steps, round robin, so that a
+// partition that fails quickly is found early whatever its place in key
+// order and however long the others would take; a failure cancels the
+// rest. done is called once for each partition whose search ended
+// (never concurrently).
+func runPartitions(ctx context.Context, cancel context.CancelFunc, m Model, h *History, parts []partition, acts []Action,
+	deadline time.Time, workers int, done func(p int, ok bool, err error, st Stats)) {
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	type task struct {
+		p int
+		s *search
+	}
+	queue := make(chan task, len(parts))
+	for p := range parts {
+		queue <- task{p: p}
+	}
+	var mu sync.Mutex
+	left := len(parts)
+	var wg sync.WaitGroup
+	for w := 0; w < workers && w < len(parts); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				mu.Lock()
+				if left == 0 || ctx.Err() != nil {
+					mu.Unlock()
+					return
+				}
+				mu.Unlock()
+				var t task
+				select {
+				case t = <-queue:
+				default:
+					// Every remaining partition is held by another
+					// worker: nothing to do.
+					return
+				}
+				if t.s == nil {
+					t.s = newSearch(ctx, m, searchOps(m, h, parts[t.p].ids, acts), 0, deadline)
+				}
+				fin, ok, err := t.s.resume(sliceSteps)
+				if !fin {
+					queue <- t
+					continue
+				}
+				mu.Lock()
+				left--
+				done(t.p, ok, err, t.s.stats)
+				mu.Unlock()
+				if err == nil && !ok {
+					cancel() // one failing partition decides the history
+				}
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 // add sums counters.

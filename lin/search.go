@@ -104,6 +104,12 @@ type search struct {
 	longest []partialRecord
 	best    int
 
+	// the depth-first search, kept between resume calls
+	started bool
+	stack   []frame
+	bufs    [][]int32
+	iter    uint64
+
 	// scratch for the choices of a node
 	classSeen []int32 // per class: generation stamp
 	classAt   []int32 // per class: index of its chosen op in the choice list
@@ -389,51 +395,58 @@ type frame struct {
 	next  int
 }
 
-// run searches for a linearization. It returns true when one exists,
-// false when none does, or errTimeout.
+// run searches for a linearization to the end. It returns true when one
+// exists, false when none does, or errTimeout.
 func (s *search) run() (bool, error) {
-	stack := make([]frame, 0, len(s.ops)+1)
-	bufs := make([][]int32, 0, len(s.ops)+1)
-	getBuf := func(depth int) []int32 {
-		for len(bufs) <= depth {
-			bufs = append(bufs, nil)
+	_, ok, err := s.resume(0)
+	return ok, err
+}
+
+// resume goes on with the search for at most budget more steps (0: no
+// limit) and reports whether it is done and, if so, whether a
+// linearization exists. A search can be resumed until it is done.
+func (s *search) resume(budget uint64) (done, ok bool, err error) {
+	if !s.started {
+		s.started = true
+		init := s.start
+		if init == nil {
+			init = s.m.Init()
 		}
-		return bufs[depth]
-	}
-	init := s.start
-	if init == nil {
-		init = s.m.Init()
-	}
-	if s.reqLeft == 0 {
-		if s.collect {
-			s.finals = append(s.finals, init)
+		if s.reqLeft == 0 {
+			if s.collect {
+				s.finals = append(s.finals, init)
+			}
+			return true, true, nil
 		}
-		return true, nil
+		s.stack = make([]frame, 0, len(s.ops)+1)
+		c := s.choices(init, nil, s.buf(0))
+		s.bufs[0] = c
+		_, root := s.seen(init)
+		s.stack = append(s.stack, frame{state: init, op: -1, memo: root, cands: c})
+		s.best = -1
+		s.noteDepth(s.stack)
 	}
-	c := s.choices(init, nil, getBuf(0))
-	bufs[0] = c
-	_, root := s.seen(init)
-	stack = append(stack, frame{state: init, op: -1, memo: root, cands: c})
-	s.best = -1
-	s.noteDepth(stack)
-	var iter uint64
-	for len(stack) > 0 {
-		iter++
-		if iter&1023 == 0 {
+	limit := s.stats.Steps + budget
+	for len(s.stack) > 0 {
+		s.iter++
+		if s.iter&1023 == 0 {
 			if err := s.ctx.Err(); err != nil {
-				return false, errTimeout{}
+				return true, false, errTimeout{}
 			}
 			if !s.deadline.IsZero() && time.Now().After(s.deadline) {
-				return false, errTimeout{}
+				return true, false, errTimeout{}
 			}
 		}
-		f := &stack[len(stack)-1]
+		if budget > 0 && s.stats.Steps >= limit {
+			return false, false, nil
+		}
+		f := &s.stack[len(s.stack)-1]
 		if f.next == len(f.cands) {
 			s.memoEnts[f.memo].failed = true
 			if f.op >= 0 {
 				s.unplace(f.op)
 			}
-			stack = stack[:len(stack)-1]
+			s.stack = s.stack[:len(s.stack)-1]
 			continue
 		}
 		op := f.cands[f.next]
@@ -447,10 +460,11 @@ func (s *search) run() (bool, error) {
 		s.place(op)
 		if s.reqLeft == 0 {
 			if !s.collect {
-				return true, nil
+				s.stack = s.stack[:0]
+				return true, true, nil
 			}
 			if err := s.addFinal(next); err != nil {
-				return false, err
+				return true, false, err
 			}
 			s.unplace(op)
 			continue
@@ -460,17 +474,25 @@ func (s *search) run() (bool, error) {
 			s.unplace(op)
 			continue
 		}
-		depth := len(stack)
+		depth := len(s.stack)
 		var prev State
 		if o.optional {
 			prev = f.state
 		}
-		c := s.choices(next, prev, getBuf(depth))
-		bufs[depth] = c
-		stack = append(stack, frame{state: next, op: op, memo: idx, cands: c})
-		s.noteDepth(stack)
+		c := s.choices(next, prev, s.buf(depth))
+		s.bufs[depth] = c
+		s.stack = append(s.stack, frame{state: next, op: op, memo: idx, cands: c})
+		s.noteDepth(s.stack)
 	}
-	return false, nil
+	return true, false, nil
+}
+
+// buf returns the choice buffer of depth, to be reused.
+func (s *search) buf(depth int) []int32 {
+	for len(s.bufs) <= depth {
+		s.bufs = append(s.bufs, nil)
+	}
+	return s.bufs[depth]
 }
 
 // errTooManyStates says a collecting search found more final states than
