@@ -40,7 +40,7 @@ help:
 	@echo 'make bench-locate    constraint checking and fault location on testdata/programs/ds, Tarantula, Table 3; update bench/RESULTS.md (about 10 minutes)'
 	@echo 'make bench-slice     backward slicing of ~1 M and ~10 M-instruction runs: slice.Load, improved vs baseline traversal, analyze slice end to end; update bench/RESULTS.md (about 30 minutes)'
 	@echo 'make bench-bugs      analyze bugs against valgrind memcheck: detection per class on testdata/programs/bugs, Wang table 3.4 (chains vs slices), speed on the record benchmark programs; update bench/RESULTS.md (about 7 minutes)'
-	@echo 'make bench-lin       lin.Check against porcupine in one process: porcupine'"'"'s own test histories, then generated ones where its search blows up; update bench/RESULTS.md (about 15 minutes)'
+	@echo 'make bench-lin       lin.Check against porcupine in one process: porcupine'"'"'s own test histories, then generated ones where its search blows up; update bench/RESULTS.md (about 14 minutes, up to 16 GiB of memory)'
 	@echo 'make traces          re-record the small traces in testdata/traces/ that analysis tests use'
 	@echo 'make pgo             regenerate record/default.pgo, the profile bin/record is optimized with'
 	@echo 'make fuzz            fuzz the trace reader, the probe stream decoder, the graph builder, the spec parser, the instruction decoder, the bug-rule parser and the history readers, FUZZTIME=$(FUZZTIME) each'
@@ -158,8 +158,9 @@ bench-bugs: build bin/bugsbench
 # it is measured against, in one process (bench/linbench): porcupine's own
 # test histories (its Jepsen etcd logs and key-value histories, read from
 # its module directory), then generated histories where a search over
-# orders blows up (porcupine limited to 60 s, ours to 10 s). Needs no
-# build of the recorder.
+# orders blows up (porcupine limited to 60 s, ours to 10 s; within its
+# minute porcupine's search can take some 16 GiB). Needs no build of the
+# recorder.
 bench-lin: bin/linbench
 	bin/linbench -results bench/RESULTS.md
 

@@ -2,9 +2,12 @@ package main
 
 import (
 	"context"
+	"os"
 	"runtime"
 	"runtime/debug"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/anishathalye/porcupine"
@@ -24,9 +27,10 @@ type outcome struct {
 // timing is the runs of one tool on one history.
 type timing struct {
 	runs []outcome
-	// peakRSS is the largest peak resident set size of the process over
-	// the runs (VmHWM, reset before each), 0 when unknown.
-	peakRSS int64
+	// rssGrowth is the most the process's resident set grew during one
+	// of the runs: its peak (VmHWM, reset before the run) less its size
+	// when the run started; 0 when unknown.
+	rssGrowth int64
 }
 
 // verdict is the first run's verdict.
@@ -80,22 +84,48 @@ func (t *timing) err() error {
 	return nil
 }
 
-// settle collects the garbage of earlier checks and resets the peak RSS,
-// so that a run neither pays for nor is measured with another's memory.
-func settle(measureRSS bool) bool {
+// settle collects the garbage of earlier checks, so that a run does not
+// pay for another's, and with measureRSS resets the peak RSS and returns
+// the RSS at that moment (0 when it cannot be measured).
+func settle(measureRSS bool) int64 {
 	if measureRSS {
 		debug.FreeOSMemory()
-		return results.ResetPeakRSS()
+		if results.ResetPeakRSS() {
+			return currentRSS()
+		}
+		return 0
 	}
 	runtime.GC()
-	return false
+	return 0
 }
 
-// note adds one run to t, with the peak RSS when it was reset before.
-func (t *timing) note(r outcome, rss bool) {
+// currentRSS returns the process's resident set size (VmRSS) in bytes, or
+// 0 when unknown.
+func currentRSS() int64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			if err != nil {
+				return 0
+			}
+			return kb << 10
+		}
+	}
+	return 0
+}
+
+// note adds one run to t; base is the RSS when the run started, after the
+// peak was reset (0: not measured).
+func (t *timing) note(r outcome, base int64) {
 	t.runs = append(t.runs, r)
-	if rss {
-		t.peakRSS = max(t.peakRSS, results.PeakRSS())
+	if base > 0 {
+		if peak := results.PeakRSS(); peak > 0 {
+			t.rssGrowth = max(t.rssGrowth, peak-base)
+		}
 	}
 }
 
@@ -124,7 +154,7 @@ func checkPorcupine(pm porcupine.Model, ops []porcupine.Operation, timeout time.
 // repeat runs check up to n times, as long as it decides and the time
 // spent stays within budget: a run that times out is not repeated, nor is
 // one that would take the total past budget (judged by the slowest run so
-// far). measureRSS records the peak RSS of each run.
+// far). measureRSS records how much the RSS grew during each run.
 func repeat(n int, budget time.Duration, measureRSS bool, check func() outcome) timing {
 	var t timing
 	var total, slowest time.Duration
@@ -132,9 +162,9 @@ func repeat(n int, budget time.Duration, measureRSS bool, check func() outcome) 
 		if i > 0 && (t.runs[i-1].verdict == lin.Undecided || t.runs[i-1].err != nil || total+slowest > budget) {
 			break
 		}
-		rss := settle(measureRSS)
+		base := settle(measureRSS)
 		r := check()
-		t.note(r, rss)
+		t.note(r, base)
 		total += r.elapsed
 		slowest = max(slowest, r.elapsed)
 	}

@@ -76,7 +76,7 @@ func (rep *report) partial() string {
 		why = append(why, "each check run "+times(cfg.runs))
 	}
 	if cfg.timeoutOurs != 10*time.Second || cfg.timeoutPorc != 60*time.Second {
-		why = append(why, fmt.Sprintf("time limits %s (ours) and %s (porcupine)", cfg.timeoutOurs, cfg.timeoutPorc))
+		why = append(why, fmt.Sprintf("time limits %s (ours) and %s (porcupine)", limit(cfg.timeoutOurs), limit(cfg.timeoutPorc)))
 	}
 	return strings.Join(why, "; ")
 }
@@ -90,6 +90,14 @@ func times(n int) string {
 		return "twice"
 	}
 	return strconv.Itoa(n) + " times"
+}
+
+// limit formats a time limit: "10 s", "1 m" is "60 s", "250ms".
+func limit(d time.Duration) string {
+	if d%time.Second == 0 {
+		return fmt.Sprintf("%d s", d/time.Second)
+	}
+	return d.String()
 }
 
 // ms formats a duration in milliseconds for the tables.
@@ -251,7 +259,7 @@ func (rep *report) summary(w io.Writer) {
 		fmt.Fprintln(w)
 	}
 	if len(rep.adv) > 0 {
-		fmt.Fprintf(w, "generated histories (ours: limit %s; porcupine: %s):\n", rep.cfg.timeoutOurs, rep.cfg.timeoutPorc)
+		fmt.Fprintf(w, "generated histories (ours: limit %s; porcupine: %s):\n", limit(rep.cfg.timeoutOurs), limit(rep.cfg.timeoutPorc))
 		rows := [][]string{{"shape", "n", "ours", "time", "porcupine", "time"}}
 		for _, r := range rep.adv {
 			rows = append(rows, []string{r.shape.name, strconv.Itoa(r.n), r.oursCell(), r.ours.timeCell(r.oursSkipped, rep.cfg.runs), r.porcCell(), r.porc.timeCell(r.porcSkipped, rep.cfg.runs)})
@@ -371,13 +379,14 @@ func (rep *report) markdownAdv(w *strings.Builder) {
 		"(`Options.Timeout`, the verdict only), porcupine with %s (`CheckOperationsTimeout`). A check runs up to "+
 		"%s, the median reported, while its runs together stay within %s; one that gives no answer runs once "+
 		"(\"> T\": no answer after T)",
-		strings.Join(sizes, ", "), cfg.seed, cfg.timeoutOurs, cfg.timeoutPorc, times(cfg.runs), cfg.repeatBudget)
+		strings.Join(sizes, ", "), cfg.seed, limit(cfg.timeoutOurs), limit(cfg.timeoutPorc), times(cfg.runs), limit(cfg.repeatBudget))
 	if !cfg.allSizes {
 		p(", and that checker is not run on the shape's larger sizes (\"not run\")")
 	}
 	p(". For a history that is not linearizable, ours also runs once with a counterexample (default options, same " +
-		"limit). Peak RSS is the process's (VmHWM, reset before each run; it includes the histories and the " +
-		"benchmark itself).\n\n")
+		"limit). RSS growth is how much the process's resident set grew during a run, at most over the runs: " +
+		"its peak (VmHWM, reset before the run, after the garbage of earlier runs was returned to the system) less " +
+		"its size when the run started.\n\n")
 	seen := map[string]bool{}
 	for _, r := range rep.adv {
 		if !seen[r.shape.name] {
@@ -406,8 +415,8 @@ func (rep *report) markdownAdv(w *strings.Builder) {
 			continue
 		}
 		rows = append(rows, []string{r.shape.name, strconv.Itoa(r.n), strconv.Itoa(r.ops), strconv.Itoa(r.optional),
-			verdictWord(r.want()), r.oursCell(), r.ours.timeCell(r.oursSkipped, cfg.runs), conf, cx, mib(r.ours.peakRSS),
-			r.porcCell(), r.porc.timeCell(r.porcSkipped, cfg.runs), mib(r.porc.peakRSS)})
+			verdictWord(r.want()), r.oursCell(), r.ours.timeCell(r.oursSkipped, cfg.runs), conf, cx, mib(r.ours.rssGrowth),
+			r.porcCell(), r.porc.timeCell(r.porcSkipped, cfg.runs), mib(r.porc.rssGrowth)})
 	}
 	mdTable(w, advHeader(), rows, 1, 2, 3, 6, 7, 8, 9, 11, 12)
 	p("Reading:\n\n")
@@ -419,23 +428,26 @@ func (rep *report) markdownAdv(w *strings.Builder) {
 
 func advHeader() []string {
 	return []string{"shape", "n", "ops", "info", "linearizable", "ours", "ours time", "our configurations",
-		"ours with counterexample", "ours peak RSS", "porcupine", "porcupine time", "porcupine peak RSS"}
+		"ours with counterexample", "ours RSS growth", "porcupine", "porcupine time", "porcupine RSS growth"}
 }
 
 // advReading sums part 2 up in a few sentences, from the numbers alone.
 func (rep *report) advReading() []string {
 	var out []string
-	var oursDecided, porcDecided, porcOut, porcSkipped, bothOut int
+	var oursDecided, porcDecided, porcOut, porcSkipped, bothOut, oursNotRun int
 	var oursMax time.Duration
 	var oursMaxAt string
-	var oursOut []string
+	var oursOut, porcOnly, cxCut []string
 	var porcOutOursDecided []time.Duration
+	var memOurs, memPorc int64
+	var memOursAt, memPorcAt string
 	for _, r := range rep.adv {
 		if r.err != nil {
 			continue
 		}
 		name := fmt.Sprintf("%s n=%d", r.shape.name, r.n)
 		od := r.oursSkipped == 0 && r.ours.verdict() != lin.Undecided
+		pd := r.porcSkipped == 0 && r.porc.verdict() != lin.Undecided
 		if od {
 			oursDecided++
 			if m := r.ours.median(); m > oursMax {
@@ -443,44 +455,67 @@ func (rep *report) advReading() []string {
 			}
 		} else if r.oursSkipped == 0 {
 			oursOut = append(oursOut, name)
+			if pd {
+				porcOnly = append(porcOnly, fmt.Sprintf("%s (porcupine %s)", name, seconds(r.porc.median())))
+			}
 		}
 		switch {
 		case r.porcSkipped > 0:
 			porcSkipped++
-		case r.porc.verdict() == lin.Undecided:
+		case !pd:
 			porcOut++
-			if od {
+			switch {
+			case od:
 				porcOutOursDecided = append(porcOutOursDecided, r.ours.median())
-			} else if r.oursSkipped == 0 {
+			case r.oursSkipped > 0:
+				oursNotRun++
+			default:
 				bothOut++
 			}
 		default:
 			porcDecided++
 		}
+		if len(r.oursCx.runs) > 0 && (r.oursCx.verdict() != lin.NotLinearizable || !r.oursCx.runs[0].minimal) {
+			cxCut = append(cxCut, fmt.Sprintf("%s (%s against %s for the verdict)", name, seconds(r.oursCx.runs[0].elapsed), seconds(r.ours.median())))
+		}
+		if r.ours.rssGrowth > memOurs {
+			memOurs, memOursAt = r.ours.rssGrowth, name
+		}
+		if r.porc.rssGrowth > memPorc {
+			memPorc, memPorcAt = r.porc.rssGrowth, name
+		}
 	}
-	total := len(rep.adv)
-	s := fmt.Sprintf("Of %d generated histories, ours decides %d, each in at most %s (%s)", total, oursDecided, seconds(oursMax), oursMaxAt)
+	s := fmt.Sprintf("Of %d generated histories, ours decides %d, each in at most %s (%s)", len(rep.adv), oursDecided, seconds(oursMax), oursMaxAt)
 	if len(oursOut) > 0 {
-		s += fmt.Sprintf("; it gives no answer within %s on %d: %s", rep.cfg.timeoutOurs, len(oursOut), strings.Join(oursOut, ", "))
+		s += fmt.Sprintf("; it gives no answer within %s on %d: %s", limit(rep.cfg.timeoutOurs), len(oursOut), strings.Join(oursOut, ", "))
 	}
 	out = append(out, s+".")
-	s = fmt.Sprintf("Porcupine decides %d and gives no answer within %s on %d", porcDecided, rep.cfg.timeoutPorc, porcOut)
+	s = fmt.Sprintf("Porcupine decides %d and gives no answer within %s on %d", porcDecided, limit(rep.cfg.timeoutPorc), porcOut)
 	if porcSkipped > 0 {
 		s += fmt.Sprintf(" (and was not run on %d larger ones of the same shapes)", porcSkipped)
 	}
 	s += "."
-	if len(porcOutOursDecided) > 0 {
+	if porcOut > 0 {
 		var worst time.Duration
 		for _, d := range porcOutOursDecided {
 			worst = max(worst, d)
 		}
-		s += fmt.Sprintf(" Ours decides %d of those %d, each in at most %s", len(porcOutOursDecided), porcOut, seconds(worst))
+		s += fmt.Sprintf(" Of those %d, ours decides %d", porcOut, len(porcOutOursDecided))
+		if len(porcOutOursDecided) > 0 {
+			s += fmt.Sprintf(", each in at most %s", seconds(worst))
+		}
 		if bothOut > 0 {
-			s += fmt.Sprintf("; on %d neither checker answers", bothOut)
+			s += fmt.Sprintf("; it gives no answer either on %d", bothOut)
+		}
+		if oursNotRun > 0 {
+			s += fmt.Sprintf("; it was not run on %d, having given no answer on a smaller size", oursNotRun)
 		}
 		s += "."
 	}
 	out = append(out, s)
+	if len(porcOnly) > 0 {
+		out = append(out, "Porcupine decides where ours gives no answer on "+strings.Join(porcOnly, "; ")+".")
+	}
 	var faster []string
 	for _, r := range rep.adv {
 		if r.err != nil || r.oursSkipped > 0 || r.porcSkipped > 0 ||
@@ -495,6 +530,14 @@ func (rep *report) advReading() []string {
 		out = append(out, "Where both decide and ours takes at least 1 ms, porcupine is faster on "+strings.Join(faster, "; ")+".")
 	} else {
 		out = append(out, "Where both decide and ours takes at least 1 ms, porcupine is never faster.")
+	}
+	if len(cxCut) > 0 {
+		out = append(out, fmt.Sprintf("Ours with a counterexample does not finish minimising it within %s on %s.",
+			limit(rep.cfg.timeoutOurs), strings.Join(cxCut, "; ")))
+	}
+	if memOurs > 0 || memPorc > 0 {
+		out = append(out, fmt.Sprintf("The largest RSS growth during a run: ours %s (%s), porcupine %s (%s).",
+			mib(memOurs), memOursAt, mib(memPorc), memPorcAt))
 	}
 	return out
 }

@@ -138,11 +138,11 @@ func measureSuite(ctx context.Context, cfg *config, s *suiteHistory, path string
 	}
 	for r := 0; r < cfg.runs; r++ {
 		settle(false)
-		s.ours.note(checkOurs(ctx, m, h, lin.Options{NoCounterexample: true, Timeout: cfg.timeoutOurs}), false)
+		s.ours.note(checkOurs(ctx, m, h, lin.Options{NoCounterexample: true, Timeout: cfg.timeoutOurs}), 0)
 		settle(false)
-		s.oursCx.note(checkOurs(ctx, m, h, lin.Options{Timeout: cfg.timeoutOurs}), false)
+		s.oursCx.note(checkOurs(ctx, m, h, lin.Options{Timeout: cfg.timeoutOurs}), 0)
 		settle(false)
-		s.porc.note(checkPorcupine(pm, pops, cfg.timeoutPorc), false)
+		s.porc.note(checkPorcupine(pm, pops, cfg.timeoutPorc), 0)
 	}
 	if err := s.ours.err(); err != nil {
 		s.err = err
