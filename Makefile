@@ -23,7 +23,7 @@ SLICE_TIMEOUT ?= 120s
 PROTOC_GO_OUT = protoc --plugin=protoc-gen-go=bin/protoc-gen-go \
 	--go_opt=module=$(MODULE) -I schema schema/trace.proto
 
-.PHONY: traces pgo all help deps build test fmt-check vet race check-generate generate bench bench-record bench-mg bench-locate bench-slice bench-bugs demo fuzz clean
+.PHONY: traces pgo all help deps build test fmt-check vet race check-generate generate bench bench-record bench-mg bench-locate bench-slice bench-bugs bench-lin demo fuzz clean
 
 all: build
 
@@ -40,6 +40,7 @@ help:
 	@echo 'make bench-locate    constraint checking and fault location on testdata/programs/ds, Tarantula, Table 3; update bench/RESULTS.md (about 10 minutes)'
 	@echo 'make bench-slice     backward slicing of ~1 M and ~10 M-instruction runs: slice.Load, improved vs baseline traversal, analyze slice end to end; update bench/RESULTS.md (about 30 minutes)'
 	@echo 'make bench-bugs      analyze bugs against valgrind memcheck: detection per class on testdata/programs/bugs, Wang table 3.4 (chains vs slices), speed on the record benchmark programs; update bench/RESULTS.md (about 7 minutes)'
+	@echo 'make bench-lin       lin.Check against porcupine in one process: porcupine'"'"'s own test histories, then generated ones where its search blows up; update bench/RESULTS.md (about 14 minutes, up to 16 GiB of memory)'
 	@echo 'make traces          re-record the small traces in testdata/traces/ that analysis tests use'
 	@echo 'make pgo             regenerate record/default.pgo, the profile bin/record is optimized with'
 	@echo 'make fuzz            fuzz the trace reader, the probe stream decoder, the graph builder, the spec parser, the instruction decoder, the bug-rule parser, the history readers and the operations-file parser, FUZZTIME=$(FUZZTIME) each'
@@ -59,7 +60,7 @@ build:
 
 # bin/tracegen, bin/tracebench and bin/recordbench: the synthetic trace
 # writer and the benchmarks.
-bin/tracegen bin/tracebench bin/recordbench bin/mgbench bin/locatebench bin/slicebench bin/bugsbench: bin/%: FORCE
+bin/tracegen bin/tracebench bin/recordbench bin/mgbench bin/locatebench bin/slicebench bin/bugsbench bin/linbench: bin/%: FORCE
 	$(GO) build -buildvcs=false -o $@ ./bench/$*
 
 test: deps fmt-check vet
@@ -152,6 +153,16 @@ bench-slice: build bin/slicebench
 # benchmark's programs.
 bench-bugs: build bin/bugsbench
 	bin/bugsbench -results bench/RESULTS.md
+
+# The linearizability checker (package lin) against porcupine, the peer
+# it is measured against, in one process (bench/linbench): porcupine's own
+# test histories (its Jepsen etcd logs and key-value histories, read from
+# its module directory), then generated histories where a search over
+# orders blows up (porcupine limited to 60 s, ours to 10 s; within its
+# minute porcupine's search can take some 16 GiB). Needs no build of the
+# recorder.
+bench-lin: bin/linbench
+	bin/linbench -results bench/RESULTS.md
 
 # testdata/traces/*.trace: small recorded traces that analysis tests read
 # without the recorder (see testdata/traces/README.md).
