@@ -205,6 +205,14 @@ func runPartitions(ctx context.Context, cancel context.CancelFunc, m Model, h *H
 		}()
 	}
 	wg.Wait()
+	// Searches stopped between turns (time ran out, or another partition
+	// failed) still count their work.
+	close(queue)
+	for t := range queue {
+		if t.s != nil {
+			done(t.p, false, errTimeout{}, t.s.stats)
+		}
+	}
 }
 
 // add sums counters.
