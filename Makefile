@@ -190,7 +190,7 @@ demo: deps build
 	bin/analyze info out/list.trace
 	@echo '== stores made by the code of list.c, with their source lines:'
 	bin/analyze dump --format text --kind store out/list.trace | grep 'list\.c' | head -20
-	@echo '== the MG++ memory graph of the run (built from heap references alone):'
+	@echo '== the MG++ memory graph of the run (a node per malloc block; --mode agnostic builds it from heap references alone):'
 	bin/analyze mg out/list.trace
 	@echo '== a heap overflow into a neighbouring block (analyze mg --overflow exits 1 on findings):'
 	gcc -g -O1 -Iinclude -o out/overflow testdata/programs/overflow.c

@@ -266,6 +266,9 @@ func linTraceJobs(e *env, tracePath, opsPath, model string) ([]linJob, []string,
 	if err != nil {
 		return nil, nil, fmt.Errorf("read operations file: %w", err)
 	}
+	if err := notATrace(e, opsPath, src, "an operations", tracePath); err != nil {
+		return nil, nil, err
+	}
 	ops, err := tracehist.ParseOps(opsPath, src)
 	if err != nil {
 		return nil, nil, linesOf(err)

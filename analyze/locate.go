@@ -100,6 +100,9 @@ func loadSession(e *env, args []string) (string, *locate.Session, *locate.Run, *
 	if err != nil {
 		return "", nil, nil, nil, fmt.Errorf("read spec: %w", err)
 	}
+	if err := notATrace(e, specPath, src, "a spec", tracePath); err != nil {
+		return "", nil, nil, nil, err
+	}
 	s, err := spec.Parse(specPath, src)
 	if err != nil {
 		return "", nil, nil, nil, specErrors(err)
@@ -133,10 +136,21 @@ func loadSession(e *env, args []string) (string, *locate.Session, *locate.Run, *
 	if err != nil {
 		return "", nil, nil, nil, err
 	}
-	if run.Graph.Stats.AllocatorFns == 0 {
-		fmt.Fprintf(e.stderr, "analyze: warning: %s: no call of a known allocator function (malloc, free, new, ...) was found, so no block can be checked\n", oneLine(tracePath))
-	} else {
-		bound := ses.Bound()
+	// Nothing bound means nothing checked: an error, so that a CI job
+	// does not pass on a run that never built the structure, or on a
+	// trace of the wrong program.
+	bound := ses.Bound()
+	total := 0
+	for _, t := range s.Types {
+		total += bound[t.Name]
+	}
+	switch {
+	case len(s.Types) == 0:
+	case run.Graph.Stats.AllocatorFns == 0 && total == 0:
+		return "", nil, nil, nil, fmt.Errorf("%s: no call of a known allocator function (malloc, free, new, ...) in the trace, so no block of the spec's types could be checked (a program with its own allocator: bind the types with `T ALLOC its_function;`)", tracePath)
+	case total == 0:
+		return "", nil, nil, nil, fmt.Errorf("%s: no block of the run is bound to any type of %s (by the types' ALLOC sites, or by sizeof), so nothing could be checked", tracePath, s.File)
+	default:
 		for _, t := range s.Types {
 			if bound[t.Name] == 0 {
 				fmt.Fprintf(e.stderr, "analyze: warning: %s: no block of the run is bound to type %s (by its ALLOC sites, or by sizeof(struct %s)); its constraints hold trivially\n", oneLine(s.File), t.Name, t.Name)

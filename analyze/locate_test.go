@@ -126,11 +126,34 @@ func TestSpecErrors(t *testing.T) {
 	}
 }
 
-// TestUnboundTypeWarning: a spec type no block is bound to is warned about.
-func TestUnboundTypeWarning(t *testing.T) {
-	_, errOut, status := runAnalyze(t, "check", tracesDir+"specsem-cycle.trace", "testdata/specsem_wild.spec")
-	if status != 0 || !strings.Contains(errOut, "no block of the run is bound to type lnode") {
-		t.Errorf("status %d, stderr %q", status, errOut)
+// TestUnboundTypes: a spec type no block is bound to is warned about when
+// others are bound; when none is, nothing was checked, which is an error
+// (exit 2), not a pass.
+func TestUnboundTypes(t *testing.T) {
+	_, errOut, status := runAnalyze(t, "check", tracesDir+"specsem-cycle.trace", "testdata/specsem_cycle_unbound.spec")
+	if status != exitFindings || !strings.Contains(errOut, "no block of the run is bound to type lnode") {
+		t.Errorf("one type of two unbound: status %d, stderr %q", status, errOut)
+	}
+	for _, cmd := range []string{"check", "locate"} {
+		out, errOut, status := runAnalyze(t, cmd, tracesDir+"specsem-cycle.trace", "testdata/specsem_wild.spec")
+		if status != exitError || out != "" || !strings.Contains(errOut, "so nothing could be checked") || strings.Count(errOut, "\n") != 1 {
+			t.Errorf("%s, no type bound: status %d, stdout %q, stderr %q", cmd, status, out, errOut)
+		}
+	}
+}
+
+// TestSwappedArguments: a spec and a trace in the wrong order give one
+// line saying so, not the spec parser's errors about the trace's bytes.
+func TestSwappedArguments(t *testing.T) {
+	for _, args := range [][]string{
+		{"check", "testdata/specsem_cycle.spec", tracesDir + "specsem-cycle.trace"},
+		{"locate", "testdata/specsem_cycle.spec", tracesDir + "specsem-cycle.trace"},
+		{"lin", "../testdata/programs/lin/snapshot.lin", tracesDir + "specsem-cycle.trace"},
+	} {
+		out, errOut, status := runAnalyze(t, args...)
+		if status != exitError || out != "" || !strings.Contains(errOut, "is a trace, not ") || !strings.Contains(errOut, "the trace comes first") || strings.Count(errOut, "\n") != 1 {
+			t.Errorf("%v: status %d, stdout %q, stderr %q", args, status, out, errOut)
+		}
 	}
 }
 

@@ -12,6 +12,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -313,6 +314,16 @@ func openTrace(args []string) (string, *schema.Reader, error) {
 	}
 	r, err := schema.Open(args[0])
 	return args[0], r, err
+}
+
+// notATrace returns a usage error when src, read from path as a WHAT
+// file (a spec, an operations file), is a trace: the arguments were given
+// in the wrong order.
+func notATrace(e *env, path string, src []byte, what, other string) error {
+	if !bytes.HasPrefix(src, schema.Magic[:]) {
+		return nil
+	}
+	return usagef("%s is a trace, not %s file: the trace comes first (analyze %s %s %s)", path, what, e.cmd.name, path, other)
 }
 
 // warnTruncated says on stderr that the trace at path was cut short and

@@ -9,6 +9,7 @@ import (
 
 	"github.com/mgtrace/mgtrace/mgbuild"
 	"github.com/mgtrace/mgtrace/mgbuild/mgarrow"
+	"github.com/mgtrace/mgtrace/schema"
 )
 
 const mgHelp = `
@@ -17,12 +18,15 @@ holds the heap's shape at every moment, every node and edge labelled with
 the timestamp and the source statement that made it, then rolls it back to
 the moment asked for (--at) and prints it.
 
-Modes: "agnostic" (the default) forms nodes from heap references alone,
+Modes: "aware" makes a node of each block that malloc, calloc, realloc,
+new (and relatives) returned, until it is freed, so the graph shows what
+the program freed. "agnostic" forms nodes from heap references alone,
 without knowing the allocator: addresses reached from one another by
 base+offset arithmetic join into one node, a pointer stored into the middle
 of a node splits it, an access that joins two nodes merges them under a
-cluster node. "aware" makes a node of each block that malloc, calloc,
-realloc, new (and relatives) returned, until it is freed.
+cluster node; its nodes are never freed. "auto" (the default) is aware when
+the trace has calls of a known allocator function, agnostic otherwise (a
+static binary without symbols, a program with its own allocator).
 
 Scopes: "app" (the default) leaves out the accesses of the allocator's own
 code and of the dynamic loader; "all" takes in every heap access, so that
@@ -52,7 +56,7 @@ type mgFlags struct {
 // mgSetup defines the flags of analyze mg.
 func mgSetup(fs *pflag.FlagSet) func(*env, []string) error {
 	f := &mgFlags{}
-	fs.StringVar(&f.mode, "mode", "agnostic", "`MODE` of construction: agnostic (nodes from heap references) or aware (nodes from allocator calls)")
+	fs.StringVar(&f.mode, "mode", "auto", "`MODE` of construction: aware (nodes from allocator calls, freed ones ended), agnostic (nodes from heap references), or auto: aware when the trace has allocator calls, else agnostic")
 	fs.StringVar(&f.scope, "scope", "app", "`SCOPE` of the accesses taken in: app (not the allocator's or loader's) or all")
 	fs.StringVar(&f.at, "at", "end", "`MOMENT` to show: end, a timestamp, seq:N, cpoint:N or mark:NAME")
 	fs.StringVar(&f.format, "format", "text", "`FORMAT` of the output: text, json, dot, or arrow or parquet (the whole history as tables; needs -o)")
@@ -73,9 +77,13 @@ func runMG(e *env, f *mgFlags, args []string) error {
 	if f.overflow && f.format != "text" && f.format != "json" {
 		return usagef("--overflow lists findings in the text or json output, not in %s", f.format)
 	}
-	mode, err := mgbuild.ParseMode(f.mode)
-	if err != nil {
-		return usagef("--mode: %v", err)
+	auto := f.mode == "auto"
+	mode := mgbuild.Aware
+	if !auto {
+		var err error
+		if mode, err = mgbuild.ParseMode(f.mode); err != nil {
+			return usagef("--mode: %v (or auto)", err)
+		}
 	}
 	scope, err := mgbuild.ParseScope(f.scope)
 	if err != nil {
@@ -85,7 +93,7 @@ func runMG(e *env, f *mgFlags, args []string) error {
 	if err != nil {
 		return err
 	}
-	defer r.Close()
+	defer func() { r.Close() }()
 	opt := mgbuild.Options{Mode: mode, Scope: scope}
 	prog := newProgress(e.stderr, path, r.Size())
 	if prog != nil {
@@ -100,6 +108,17 @@ func runMG(e *env, f *mgFlags, args []string) error {
 	if err != nil {
 		return err
 	}
+	if auto && g.Stats.AllocatorFns == 0 {
+		// No allocator calls to make nodes of: build from references.
+		r.Close()
+		if r, err = schema.Open(path); err != nil {
+			return err
+		}
+		mode, opt.Mode = mgbuild.Agnostic, mgbuild.Agnostic
+		if g, err = mgbuild.Build(r, opt); err != nil {
+			return err
+		}
+	}
 	ts, err := g.At(f.at)
 	if err != nil {
 		return usagef("--at: %v", err)
@@ -107,7 +126,7 @@ func runMG(e *env, f *mgFlags, args []string) error {
 	if g.Truncated {
 		warnTruncated(e.stderr, path, r.End(), "the graph holds the events before the cut")
 	}
-	if mode == mgbuild.Aware && g.Stats.AllocatorFns == 0 {
+	if !auto && mode == mgbuild.Aware && g.Stats.AllocatorFns == 0 {
 		fmt.Fprintf(e.stderr, "analyze: warning: %s: no call of a known allocator function (malloc, free, new, ...) was found; the aware graph is empty\n", oneLine(path))
 	}
 	if tables {

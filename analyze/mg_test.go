@@ -20,10 +20,10 @@ func TestMGText(t *testing.T) {
 		args   []string
 		status int
 	}{
-		{"mg_list.golden", []string{"mg", tracesDir + "list.trace"}, 0},
+		{"mg_list.golden", []string{"mg", "--mode", "agnostic", tracesDir + "list.trace"}, 0},
 		{"mg_breaklist_at.golden", []string{"mg", "--mode", "aware", "--at", "mark:end", tracesDir + "breaklist.trace"}, 0},
-		{"mg_overflow.golden", []string{"mg", "--overflow", tracesDir + "overflow.trace"}, 1},
-		{"mg_dlpool_all.golden", []string{"mg", "--scope", "all", tracesDir + "dlpool.trace"}, 0},
+		{"mg_overflow.golden", []string{"mg", "--mode", "agnostic", "--overflow", tracesDir + "overflow.trace"}, 1},
+		{"mg_dlpool_all.golden", []string{"mg", "--mode", "agnostic", "--scope", "all", tracesDir + "dlpool.trace"}, 0},
 	} {
 		t.Run(tc.golden, func(t *testing.T) {
 			out, errOut, status := runAnalyze(t, tc.args...)
@@ -34,7 +34,7 @@ func TestMGText(t *testing.T) {
 		})
 	}
 	// The overflow is reported at the line marked OVERFLOW.
-	out, _, _ := runAnalyze(t, "mg", "--overflow", tracesDir+"overflow.trace")
+	out, _, _ := runAnalyze(t, "mg", "--mode", "agnostic", "--overflow", tracesDir+"overflow.trace")
 	want := "testdata/programs/overflow.c:" + itoa(testprog.Line(t, "overflow", "/* OVERFLOW */")) + " (fill): store"
 	if !strings.Contains(out, want) {
 		t.Errorf("no finding at %q in:\n%s", want, out)
@@ -79,7 +79,7 @@ func TestMGJSONAndDOT(t *testing.T) {
 	if doc.Mode != "aware" || len(doc.Nodes) < 2 || nulls != 2 {
 		t.Errorf("json: mode %s, %d nodes, %d NULL next fields:\n%s", doc.Mode, len(doc.Nodes), nulls, out)
 	}
-	out, _, status = runAnalyze(t, "mg", "--format", "dot", "--scope", "all", tracesDir+"dlpool.trace")
+	out, _, status = runAnalyze(t, "mg", "--format", "dot", "--mode", "agnostic", "--scope", "all", tracesDir+"dlpool.trace")
 	if status != 0 || !strings.HasPrefix(out, "digraph mg {") || !strings.Contains(out, "shape=diamond") || !strings.HasSuffix(out, "}\n") {
 		t.Errorf("dot: status %d:\n%s", status, out)
 	}
@@ -125,5 +125,23 @@ func TestMGTables(t *testing.T) {
 		if _, errOut, status := runAnalyze(t, "mg", "--format", format, trace); status != 2 || !strings.Contains(errOut, "-o") {
 			t.Errorf("%s without -o: status %d, stderr %q", format, status, errOut)
 		}
+	}
+}
+
+// TestMGAutoMode: by default a trace with allocator calls gets the aware
+// graph, which shows what the program freed (the agnostic graph never
+// frees a node); --mode agnostic still gives the other one.
+func TestMGAutoMode(t *testing.T) {
+	auto, errOut, status := runAnalyze(t, "mg", tracesDir+"breaklist.trace")
+	if status != 0 || errOut != "" {
+		t.Fatalf("status %d, stderr %q", status, errOut)
+	}
+	aware, _, _ := runAnalyze(t, "mg", "--mode", "aware", tracesDir+"breaklist.trace")
+	agnostic, _, _ := runAnalyze(t, "mg", "--mode", "agnostic", tracesDir+"breaklist.trace")
+	if auto != aware || !strings.Contains(auto, "mode aware") {
+		t.Errorf("the default is not the aware graph:\n%s", auto)
+	}
+	if agnostic == aware || !strings.Contains(agnostic, "mode agnostic") {
+		t.Errorf("--mode agnostic does not give the agnostic graph:\n%s", agnostic)
 	}
 }
