@@ -43,7 +43,14 @@
    3  del, line 483: after deleting the successor of a node with two
       children, the right subtree is stored into the node's left child
       instead of its right one: both children are the same subtree
-      (INDEGREE 2) and the left subtree is cut off. From op 300. */
+      (INDEGREE 2) and the left subtree is cut off. From op 300.
+   4  ins, line 217: the key is stored into the left child instead of the
+      subtree ins returned (an integer in a pointer field): n->left holds
+      a small non-heap address, so the left subtree is cut off and n is
+      out of balance (its right subtree is at least 1 high). The same
+      insert then follows the link (rebalance: height(n->left)) and dies
+      of SIGSEGV before avl_insert EXIT: the crash is the first C-point
+      after the store. From op 400. */
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -206,7 +213,11 @@ ins(struct avltree *n, int val)
     if (n == NULL)
         return new_node(val);
     if (val < n->val)
+#if FAULT == 4
+        if (n->right != NULL && (n->right->left != NULL || n->right->right != NULL) && fault_fire(400)) { ins(n->left, val); FAULTY(n->left, (struct avltree *)(uintptr_t)val); /* FAULT 4 */ } else n->left = ins(n->left, val);
+#else
         n->left = ins(n->left, val);
+#endif
     else if (val > n->val)
         n->right = ins(n->right, val);
     else
