@@ -42,7 +42,14 @@
       smaller than that of a heap node without a right child, the new
       node is stored as that node's right child instead of becoming the
       root of the merge: a parent with a larger key than its child (heap
-      order broken). From op 200. */
+      order broken). From op 200.
+   4  merge, line 189: the key of b is stored into a->right instead of
+      merging b into it (an integer in a pointer field): a->right holds a
+      small non-heap address, so the right subtree (and b) is cut off and a's
+      stored npl (at least 1) is no longer its null path length (0). The
+      same operation then follows the link (npl(a->right)) and dies of
+      SIGSEGV before its end C-point: the crash is the first C-point
+      after the store. From op 400. */
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -178,7 +185,11 @@ merge(struct leftist *a, struct leftist *b, int depth)
         b = t;
 #endif
     }
+#if FAULT == 4
+    if (a->right != NULL && fault_fire(400)) FAULTY(a->right, (struct leftist *)(uintptr_t)b->key); /* FAULT 4 */ else a->right = merge(a->right, b, depth + 1);
+#else
     a->right = merge(a->right, b, depth + 1);
+#endif
     if (npl(a->left) < npl(a->right)) {
         t = a->left;
         a->left = a->right;

@@ -38,7 +38,14 @@
    2  rotate_right, line 421: the mirror image: h takes x->left instead
       of x->right as its left child. From op 200.
    3  rb_insert, line 472: the last store of the insert paints the root
-      RED instead of BLACK (the root must be black). From op 300. */
+      RED instead of BLACK (the root must be black). From op 300.
+   4  ins, line 223: the key is stored into the left child instead of the
+      subtree ins returned (an integer in a pointer field): h->left holds
+      a small non-heap address, so the left subtree is cut off and the
+      black balance of h is broken (h has a right child). The same insert
+      then follows the link (balance reads h->left's color) and dies of
+      SIGSEGV before rb_insert EXIT: the crash is the first C-point after
+      the store. From op 400. */
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -212,7 +219,11 @@ ins(struct rbtree *h, int key)
     if (h == NULL)
         return new_node(key);
     if (key < h->key)
+#if FAULT == 4
+        if (h->right != NULL && fault_fire(400)) { ins(h->left, key); FAULTY(h->left, (struct rbtree *)(uintptr_t)key); /* FAULT 4 */ } else h->left = ins(h->left, key);
+#else
         h->left = ins(h->left, key);
+#endif
     else if (key > h->key)
         h->right = ins(h->right, key);
     return balance(h);
