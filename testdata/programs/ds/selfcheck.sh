@@ -14,7 +14,12 @@
 #       VIOLATION line (every C-point satisfies the spec);
 #       FAULT=k, seeds 1..3: "FAULT k fired at op N" on stderr and the
 #       first SELFCHECK VIOLATION at op N, that is at the first C-point
-#       after the faulty store (the end of that operation).
+#       after the faulty store (the end of that operation);
+#       a crash fault (listed in $crash below: it stores a non-heap
+#       address into a link that the same operation then follows),
+#       seeds 1..3: "FAULT k fired at op N", then death by SIGSEGV
+#       (status 139) with no SELFCHECK VIOLATION line: the crash is the
+#       first C-point after the faulty store.
 # It prints PASS or FAIL per case and exits 1 when any case fails.
 #
 # Usage: selfcheck.sh [NAME...]   (default: all nine programs)
@@ -26,6 +31,8 @@ CC=${CC:-gcc}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT INT TERM
 progs=${*:-ordlist circlist dlist qdtree avl btree rbtree leftist bipartite}
+# The crash faults, as NAME:k (README.md, "The faults").
+crash="avl:4 rbtree:4 leftist:4"
 failed=0
 
 fail() {
@@ -74,7 +81,9 @@ for p in $progs; do
             continue
         fi
         for s in $seeds; do
-            "$bin-sc" "$s" >"$tmp/out" 2>"$tmp/err"
+            # In a subshell, so that the shell's own report of a crash
+            # goes to the void and not into the output.
+            ( "$bin-sc" "$s" >"$tmp/out" 2>"$tmp/err"; exit $? ) 2>/dev/null
             rc=$?
             first=$(grep -m 1 '^SELFCHECK VIOLATION' "$tmp/err")
             if [ "$k" -eq 0 ]; then
@@ -87,6 +96,20 @@ for p in $progs; do
             fi
             fired=$(sed -n "s/^FAULT $k fired at op \([0-9]*\)$/\1/p" "$tmp/err" | head -n 1)
             vop=$(printf '%s\n' "$first" | sed -n 's/^SELFCHECK VIOLATION at op \(-*[0-9]*\) .*/\1/p')
+            case " $crash " in
+            *" $p:$k "*)
+                if [ -z "$fired" ]; then
+                    fail "$name seed $s: the fault never fired (exit $rc)"
+                elif [ -n "$first" ]; then
+                    fail "$name seed $s: fired at op $fired, a violation before the crash: ${first#SELFCHECK VIOLATION at }"
+                elif [ $rc -ne 139 ]; then
+                    fail "$name seed $s: fired at op $fired, exit $rc, not SIGSEGV (139)"
+                else
+                    echo "PASS $name seed $s: fired at op $fired; SIGSEGV before the next C-point"
+                fi
+                continue
+                ;;
+            esac
             if [ -z "$fired" ]; then
                 fail "$name seed $s: the fault never fired (exit $rc)"
             elif [ -z "$vop" ]; then
