@@ -349,6 +349,9 @@ func writeLocate(w io.Writer, format, tracePath string, s *spec.Spec, run *locat
 		if f.Source != "" {
 			fmt.Fprintf(w, "     %s\n", f.Source)
 		}
+		if f.Why != "" {
+			fmt.Fprintf(w, "   why: %s\n", f.Why)
+		}
 		for _, op := range f.Ops {
 			node := ""
 			if op.Node != nil {

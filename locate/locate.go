@@ -3,6 +3,7 @@ package locate
 import (
 	"errors"
 	"fmt"
+	"sort"
 	"time"
 
 	"github.com/mgtrace/mgtrace/locate/spec"
@@ -136,6 +137,11 @@ type Op struct {
 
 // Fault is a statement fault location reports, with its operations.
 type Fault struct {
+	// Rank is the statement's place in the report, 1 for the one most
+	// likely to have introduced the inconsistency (see rank); Why says
+	// why it is there.
+	Rank     int    `json:"rank"`
+	Why      string `json:"why"`
 	PC       uint64 `json:"pc"`
 	File     string `json:"file,omitempty"`
 	Line     uint32 `json:"line,omitempty"`
@@ -148,7 +154,7 @@ type Fault struct {
 type Result struct {
 	Point      Point         `json:"-"`
 	Violations []Violation   `json:"violations"` // at the C-point
-	Faults     []Fault       `json:"faults"`     // latest first
+	Faults     []Fault       `json:"faults"`     // by rank
 	Pending    []Violation   `json:"pending,omitempty"`
 	Steps      int           `json:"steps"`    // changes rolled back
 	Examined   int           `json:"examined"` // changes that could have touched a pending inconsistency
@@ -352,8 +358,51 @@ func (s *Session) Locate() (*Result, error) {
 	for _, p := range pend {
 		res.Pending = append(res.Pending, s.violation(p.e))
 	}
+	rank(res.Faults)
 	res.Elapsed = time.Since(start)
 	return res, nil
+}
+
+// rank orders the statements so that the one most likely to have
+// introduced the inconsistency comes first: most inconsistencies
+// introduced (absent before its change, present after) first, since the
+// faulty store typically breaks the invariant for many bindings where its
+// correct neighbours in the same operation each touch a few; among equals,
+// the earliest change first, since the later stores of an operation build
+// on what the first wrong one left. Statements that only changed pending
+// inconsistencies' arguments come last. Rank and Why say where and why.
+func rank(faults []Fault) {
+	type key struct {
+		introduced, contributed int
+		first                   uint32
+	}
+	keys := make(map[uint64]key, len(faults))
+	for _, f := range faults {
+		k := key{first: ^uint32(0)}
+		for _, o := range f.Ops {
+			k.introduced += len(o.Introduce)
+			k.contributed += len(o.Contrib)
+			k.first = min(k.first, o.TS)
+		}
+		keys[f.PC] = k
+	}
+	sort.SliceStable(faults, func(i, j int) bool {
+		a, b := keys[faults[i].PC], keys[faults[j].PC]
+		if a.introduced != b.introduced {
+			return a.introduced > b.introduced
+		}
+		return a.first < b.first
+	})
+	for i := range faults {
+		k := keys[faults[i].PC]
+		faults[i].Rank = i + 1
+		switch {
+		case k.introduced > 0:
+			faults[i].Why = fmt.Sprintf("introduced %d of the inconsistencies (absent before its change), first at timestamp %d", k.introduced, k.first)
+		default:
+			faults[i].Why = fmt.Sprintf("changed the arguments of %d pending inconsistencies, introduced none", k.contributed)
+		}
+	}
 }
 
 // afterArgs evaluates an inconsistency's arguments with the change just

@@ -59,8 +59,9 @@ type faultResult struct {
 	steps    int           // changes rolled back
 	examined int           // changes that could have touched a pending inconsistency
 	pending  int           // inconsistencies still pending when the search stopped
-	stmts    []string      // the statements reported, latest first: line, or file:line outside the program
+	stmts    []string      // the statements reported, by rank: line, or file:line outside the program
 	found    bool          // the FAULT line is among them
+	rank     int           // its rank among them (1 = first), 0 when not found
 	err      string        // locate found nothing, or failed
 
 	tarantula *tarantulaResult
@@ -347,8 +348,8 @@ func measureFault(e *env, cfg config, s structure, f fault, specPath string) (*f
 			st := strconv.Itoa(int(ft.Line))
 			if !schema.MatchFile(ft.File, s.name+".c") {
 				st = fmt.Sprintf("%s:%d", filepath.Base(ft.File), ft.Line)
-			} else if int(ft.Line) == f.line {
-				fr.found = true
+			} else if int(ft.Line) == f.line && !fr.found {
+				fr.found, fr.rank = true, ft.Rank
 			}
 			fr.stmts = append(fr.stmts, st)
 		}

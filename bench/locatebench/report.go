@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -86,7 +87,7 @@ func (rep *report) commandLine() string {
 // naming the ones that did not.
 func (rep *report) verdicts() []string {
 	var out []string
-	var fullMiss, ratioMiss, locMiss, lineMiss []string
+	var fullMiss, ratioMiss, locMiss, lineMiss, rankMiss []string
 	var fullN, ratioN, locN int
 	for _, r := range rep.rows {
 		if r.checked && rep.cfg.parts[partFull] {
@@ -109,6 +110,9 @@ func (rep *report) verdicts() []string {
 			if !f.found {
 				lineMiss = append(lineMiss, fmt.Sprintf("%s FAULT %d", r.s.name, f.k))
 			}
+			if f.rank != 1 {
+				rankMiss = append(rankMiss, fmt.Sprintf("%s FAULT %d (rank %d)", r.s.name, f.k, f.rank))
+			}
 		}
 	}
 	verdict := func(name string, n int, miss []string) {
@@ -124,7 +128,27 @@ func (rep *report) verdicts() []string {
 	verdict(fmt.Sprintf("Incremental re-check >= %.0fx faster than a full check", ratioTarget), ratioN, ratioMiss)
 	verdict(fmt.Sprintf("Fault location <= %v", locateTarget), locN, locMiss)
 	verdict("The FAULT line among the statements located", locN, lineMiss)
+	if locN > 0 {
+		first := locN - len(rankMiss)
+		met := "**met**"
+		if 5*first < 4*locN {
+			met = "**missed**"
+		}
+		line := fmt.Sprintf("The FAULT line ranked first on >= 80%% of the faults: %s, %d of %d (%.0f%%)", met, first, locN, 100*float64(first)/float64(locN))
+		if len(rankMiss) > 0 {
+			line += "; not first: " + strings.Join(rankMiss, ", ")
+		}
+		out = append(out, line+".")
+	}
 	return out
+}
+
+// rankCell is the FAULT line's rank among the statements, or "not found".
+func rankCell(f *faultResult) string {
+	if !f.found {
+		return "not found"
+	}
+	return strconv.Itoa(f.rank)
 }
 
 // markdown returns the results section, markers included.
@@ -183,7 +207,7 @@ func (rep *report) markdown() string {
 
 	if rep.cfg.parts[partLocate] {
 		p("### Fault location (each `-DFAULT=k` build, `NAME 1`: 1000 inserts, then 500 operations)\n\n")
-		p("| structure | fault | FAULT line | fired at op | run ended | first violated C-point | violations | check to it s | location ms | paper's location s | rolled back / examined | statements | reported (latest first) | FAULT line found | Tarantula worst / best of ranked |\n")
+		p("| structure | fault | FAULT line | fired at op | run ended | first violated C-point | violations | check to it s | location ms | paper's location s | rolled back / examined | statements | reported (by rank) | FAULT line's rank | Tarantula worst / best of ranked |\n")
 		p("|---|---:|---:|---:|---|---|---:|---:|---:|---:|---:|---:|---|---|---|\n")
 		for _, r := range rep.rows {
 			for _, f := range r.faults {
@@ -195,7 +219,7 @@ func (rep *report) markdown() string {
 					stmts += fmt.Sprintf(" (%d still pending)", f.pending)
 				}
 				p("| %s | %d | %d | %d | %s | %s | %d | %s | %s | %g | %d / %d | %d | %s | %s | %s |\n", r.s.name, f.k, f.line, f.fired, f.exit, point, f.viol,
-					secs(f.check), loc, r.s.paperLocateS, f.steps, f.examined, len(f.stmts), stmts, yesNo(f.found), tarantulaCell(f.tarantula))
+					secs(f.check), loc, r.s.paperLocateS, f.steps, f.examined, len(f.stmts), stmts, rankCell(f), tarantulaCell(f.tarantula))
 			}
 		}
 		p("\n")
