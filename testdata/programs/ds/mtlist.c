@@ -38,15 +38,15 @@
    Faults (-DFAULT=k; each fires once, in whichever thread first reaches
    its code path at or after the given value of the operation counter;
    the faulty store is the line marked with the comment FAULT k):
-   1  mt_insert, line 202: the new node's next skips its successor
+   1  mt_insert, line 203: the new node's next skips its successor
       (n->next = cur->next instead of cur), so cur->next has two
       predecessors (cur, now unreachable, and n): INDEGREE == 1 broken.
       From op 100.
-   2  mt_delete, line 230: unlinking skips one node too many
+   2  mt_delete, line 231: unlinking skips one node too many
       (prev->next = victim->next->next): the skipped node, now
       unreachable, and prev both point to the node after it (INDEGREE
       2). From op 200.
-   3  mt_insert, line 204: the new node's next points back at its
+   3  mt_insert, line 205: the new node's next points back at its
       predecessor (n->next = prev): a cycle prev -> n -> prev, the order
       n -> prev broken, prev has two predecessors. From op 300; the next
       walk past it loops and the run gives up (exit 3). */
