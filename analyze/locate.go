@@ -341,8 +341,14 @@ func writeLocate(w io.Writer, format, tracePath string, s *spec.Spec, run *locat
 			Millis: float64(res.Elapsed.Microseconds()) / 1000})
 	}
 	fmt.Fprintf(w, "%s: %d faulty statement%s for %s\n", tracePath, len(faults), plural1(len(faults)), s.File)
-	fmt.Fprintf(w, "first C-point with violations: %s (ts %d, event %d), %d violation%s:\n",
-		res.Point.Label, res.Point.TS, res.Point.Seq, len(res.Violations), plural1(len(res.Violations)))
+	// A multithreaded run's report names the thread of the C-point and of
+	// each change (trace numbering: the main thread is 1).
+	thread := func(t schema.ThreadID) string { return "" }
+	if run.Threads() > 1 {
+		thread = func(t schema.ThreadID) string { return fmt.Sprintf(", thread %d", t) }
+	}
+	fmt.Fprintf(w, "first C-point with violations: %s (ts %d, event %d%s), %d violation%s:\n",
+		res.Point.Label, res.Point.TS, res.Point.Seq, thread(res.Point.Thread), len(res.Violations), plural1(len(res.Violations)))
 	writeViolations(w, res.Violations, "  ")
 	for i, f := range faults {
 		fmt.Fprintf(w, "\n%d. %s\n", i+1, f.Statement)
@@ -361,7 +367,7 @@ func writeLocate(w io.Writer, format, tracePath string, s *spec.Spec, run *locat
 			if op.Kind == "store" {
 				what = fmt.Sprintf("store %#x <- %#x", op.Field, op.Value)
 			}
-			fmt.Fprintf(w, "   ts %d (event %d): %s%s\n", op.TS, op.Seq, what, node)
+			fmt.Fprintf(w, "   ts %d (event %d%s): %s%s\n", op.TS, op.Seq, thread(op.Thread), what, node)
 			intro := make(map[string]bool)
 			for _, v := range op.Introduce {
 				intro[describeViolation(v)] = true

@@ -130,9 +130,9 @@ type Op struct {
 	Node      *NodeRef        `json:"node,omitempty"`
 	Field     uint64          `json:"field,omitempty"` // stores: the address written
 	Value     uint64          `json:"value,omitempty"` // stores: the value written
-	Thread    schema.ThreadID `json:"thread"`
-	Contrib   []Violation     `json:"contributed_to"` // the pending inconsistencies it changed
-	Introduce []Violation     `json:"introduced"`     // those of them it created (absent before it)
+	Thread    schema.ThreadID `json:"thread"`          // the thread that made it (the main thread is 1)
+	Contrib   []Violation     `json:"contributed_to"`  // the pending inconsistencies it changed
+	Introduce []Violation     `json:"introduced"`      // those of them it created (absent before it)
 }
 
 // Fault is a statement fault location reports, with its operations.
@@ -478,7 +478,7 @@ func sortPending(l []*pending) {
 func (s *Session) describeOp(t mgbuild.TS) *Op {
 	g := s.run.Graph
 	op := g.Op(t)
-	out := &Op{TS: uint32(t), Seq: op.Seq, Kind: op.Kind.String()}
+	out := &Op{TS: uint32(t), Seq: op.Seq, Kind: op.Kind.String(), Thread: s.run.OpThread(t)}
 	switch op.Kind {
 	case mgbuild.OpEdge:
 		e := g.Edges[op.Ref]

@@ -66,9 +66,34 @@ type Run struct {
 	Exit string
 
 	opPC      map[mgbuild.TS]uint64       // frees: the statement that called free
+	opThreads []threadRun                 // the thread of every change, as runs
+	threads   map[schema.ThreadID]bool    // the threads that made changes
 	inFuncs   map[mgbuild.NodeID][]string // ALLOC functions on the stack when the node was allocated
 	truncated bool
 }
+
+// threadRun says that the changes from TS on, up to the next run's, were
+// made by one thread.
+type threadRun struct {
+	from   mgbuild.TS
+	thread schema.ThreadID
+}
+
+// OpThread returns the thread that made change t (0 for t = 0 or past the
+// end): the thread of the event that made it.
+func (r *Run) OpThread(t mgbuild.TS) schema.ThreadID {
+	if t == 0 || t > r.Graph.Last() {
+		return 0
+	}
+	i := sort.Search(len(r.opThreads), func(i int) bool { return r.opThreads[i].from > t })
+	if i == 0 {
+		return 0
+	}
+	return r.opThreads[i-1].thread
+}
+
+// Threads returns the number of threads that changed the memory graph.
+func (r *Run) Threads() int { return len(r.threads) }
 
 // Truncated says whether the trace was cut short.
 func (r *Run) Truncated() bool { return r.truncated }
@@ -79,7 +104,8 @@ func (r *Run) Truncated() bool { return r.truncated }
 func Load(r *schema.Reader, s *spec.Spec, progress func(seq uint64)) (*Run, error) {
 	tables := r.Tables()
 	b := mgbuild.NewBuilder(tables, mgbuild.Options{Mode: mgbuild.Aware, Scope: mgbuild.ScopeApp})
-	run := &Run{Name: r.Name(), Tables: tables, opPC: make(map[mgbuild.TS]uint64), inFuncs: make(map[mgbuild.NodeID][]string)}
+	run := &Run{Name: r.Name(), Tables: tables, opPC: make(map[mgbuild.TS]uint64), inFuncs: make(map[mgbuild.NodeID][]string),
+		threads: make(map[schema.ThreadID]bool)}
 	p := newPointFinder(s, tables)
 	var last mgbuild.TS
 	var exit string
@@ -96,6 +122,12 @@ func Load(r *schema.Reader, s *spec.Spec, progress func(seq uint64)) (*Run, erro
 			return nil, fmt.Errorf("%s: event %d: %w", r.Name(), ev.Seq, err)
 		}
 		if now := b.Last(); now != last {
+			// Every change an event makes is its thread's (a store, or
+			// the allocator call of a create or free).
+			if n := len(run.opThreads); n == 0 || run.opThreads[n-1].thread != ev.Thread {
+				run.opThreads = append(run.opThreads, threadRun{from: last + 1, thread: ev.Thread})
+				run.threads[ev.Thread] = true
+			}
 			for t := last + 1; t <= now; t++ {
 				op := b.Op(t)
 				switch op.Kind {

@@ -27,7 +27,13 @@ var paperLimit = map[string]int{
 func suiteSession(t *testing.T, name string, flags ...string) *Session {
 	t.Helper()
 	bin := testprog.Build(t, "ds/"+name, testprog.Flags(flags...))
-	trace := testprog.Record(t, bin)
+	return traceSession(t, name, testprog.Record(t, bin))
+}
+
+// traceSession opens a session on a recorded trace of the suite program
+// name, with its spec.
+func traceSession(t *testing.T, name, trace string) *Session {
+	t.Helper()
 	path := filepath.Join(testprog.Root(t), "testdata", "programs", "ds", name+".spec")
 	src, err := os.ReadFile(path)
 	if err != nil {

@@ -57,6 +57,15 @@ func Record(t testing.TB, prog string, args ...string) string {
 // its own messages go to standard error and are left out).
 func RecordOutput(t testing.TB, prog string, args ...string) (trace, stdout string) {
 	t.Helper()
+	trace, stdout, _ = RecordOutputs(t, prog, args...)
+	return trace, stdout
+}
+
+// RecordOutputs is RecordOutput that also returns the standard error of
+// the recording: the program's own, and the recorder's errors (it runs
+// with -q, so it adds nothing else).
+func RecordOutputs(t testing.TB, prog string, args ...string) (trace, stdout, stderr string) {
+	t.Helper()
 	probe := Probe(t)
 	rec := recordTool(t)
 	trace = filepath.Join(t.TempDir(), filepath.Base(prog)+".trace")
@@ -67,5 +76,5 @@ func RecordOutput(t testing.TB, prog string, args ...string) (trace, stdout stri
 	if _, serr := os.Stat(trace); serr != nil {
 		t.Fatalf("testprog: record %s %s: %v\n%s%s", prog, strings.Join(args, " "), err, out.Bytes(), errOut.Bytes())
 	}
-	return trace, out.String()
+	return trace, out.String(), errOut.String()
 }
