@@ -51,6 +51,7 @@ type mnode struct {
 	id    mgbuild.NodeID
 	typ   *nodeType
 	head  uint64
+	site  uint64 // RETURNS blocks: the call of the allocation function (0 otherwise)
 	mem   []byte // the block's bytes as the program's stores left them
 	live  bool
 	mark  uint32 // dirty-set membership (Model.gen)
@@ -116,6 +117,7 @@ type Model struct {
 	byTyp     [][]*mnode           // live nodes per type (unordered; see liveOf)
 
 	ended map[mgbuild.TS][]*mnode // nodes ended by another block's creation (the trace missed their free)
+	pool  map[mgbuild.TS][]poolStep // RETURNS blocks born or ended on the graph after a change (pool.go)
 	undo  map[mgbuild.TS]uint64   // the bytes each store into a typed node overwrote
 	dirty []*mnode                // nodes the steps since takeDirty changed
 	spare []*mnode
@@ -156,6 +158,58 @@ func newModel(run *Run, types []*nodeType, typeOf func(n *mgbuild.Node) *nodeTyp
 		}
 	}
 	return m
+}
+
+// poolStep is a RETURNS block's birth or end.
+type poolStep struct {
+	n    *mnode
+	born bool
+}
+
+// addPool adds the blocks of the program's own allocators (pool.go) to a
+// model still at timestamp 0.
+func (m *Model) addPool(nodes []poolNode, acts map[mgbuild.TS][]poolAct) {
+	if len(nodes) == 0 {
+		return
+	}
+	mn := make([]*mnode, len(nodes))
+	for k, pn := range nodes {
+		size := min(pn.size, 1<<20)
+		mn[k] = &mnode{idx: len(m.all), id: mgbuild.NodeID(len(m.g.Nodes) + 1 + k), typ: pn.typ, head: pn.head, site: pn.pc, mem: make([]byte, size)}
+		m.all = append(m.all, mn[k])
+	}
+	m.pool = make(map[mgbuild.TS][]poolStep, len(acts))
+	for t, l := range acts {
+		steps := make([]poolStep, len(l))
+		for i, a := range l {
+			steps[i] = poolStep{mn[a.k], a.born}
+		}
+		m.pool[t] = steps
+	}
+	// births before the first change are part of the initial state
+	m.poolForward(0)
+	m.takeDirty()
+}
+
+func (m *Model) poolForward(t mgbuild.TS) {
+	for _, s := range m.pool[t] {
+		if s.born {
+			m.revive(s.n)
+		} else {
+			m.kill(s.n)
+		}
+	}
+}
+
+func (m *Model) poolBackward(t mgbuild.TS) {
+	l := m.pool[t]
+	for i := len(l) - 1; i >= 0; i-- {
+		if l[i].born {
+			m.kill(l[i].n)
+		} else {
+			m.revive(l[i].n)
+		}
+	}
 }
 
 // TS is the model's moment: the graph after change TS.
@@ -226,6 +280,9 @@ func (m *Model) Forward() bool {
 			m.undo[t] = old
 		}
 	}
+	if m.pool != nil {
+		m.poolForward(t)
+	}
 	m.t = t
 	return true
 }
@@ -237,6 +294,9 @@ func (m *Model) Backward() bool {
 		return false
 	}
 	t := m.t
+	if m.pool != nil {
+		m.poolBackward(t)
+	}
 	op := m.g.Op(t)
 	switch op.Kind {
 	case mgbuild.OpCreate:
