@@ -100,7 +100,7 @@ type PointResult struct {
 // to stop.
 func (s *Session) Check(fn func(PointResult) bool) {
 	for _, pt := range s.run.Points {
-		s.m.Seek(pt.TS)
+		s.m.seekPoint(pt)
 		s.chk.update()
 		var res PointResult
 		res.Point = pt

@@ -116,10 +116,11 @@ type Model struct {
 	ptrs      map[uint64][]slotRef // pointer value -> the live slots holding it
 	byTyp     [][]*mnode           // live nodes per type (unordered; see liveOf)
 
-	ended map[mgbuild.TS][]*mnode // nodes ended by another block's creation (the trace missed their free)
+	ended map[mgbuild.TS][]*mnode   // nodes ended by another block's creation (the trace missed their free)
 	pool  map[mgbuild.TS][]poolStep // RETURNS blocks born or ended on the graph after a change (pool.go)
-	undo  map[mgbuild.TS]uint64   // the bytes each store into a typed node overwrote
-	dirty []*mnode                // nodes the steps since takeDirty changed
+	poolN int                       // how many of pool[t] are applied (all but after seekPoint)
+	undo  map[mgbuild.TS]uint64     // the bytes each store into a typed node overwrote
+	dirty []*mnode                  // nodes the steps since takeDirty changed
 	spare []*mnode
 	gen   uint32
 }
@@ -163,6 +164,7 @@ func newModel(run *Run, types []*nodeType, typeOf func(n *mgbuild.Node) *nodeTyp
 // poolStep is a RETURNS block's birth or end.
 type poolStep struct {
 	n    *mnode
+	seq  uint64
 	born bool
 }
 
@@ -182,34 +184,50 @@ func (m *Model) addPool(nodes []poolNode, acts map[mgbuild.TS][]poolAct) {
 	for t, l := range acts {
 		steps := make([]poolStep, len(l))
 		for i, a := range l {
-			steps[i] = poolStep{mn[a.k], a.born}
+			steps[i] = poolStep{mn[a.k], a.seq, a.born}
 		}
 		m.pool[t] = steps
 	}
 	// births before the first change are part of the initial state
-	m.poolForward(0)
+	m.poolN = 0
+	m.poolTo(len(m.pool[0]))
 	m.takeDirty()
 }
 
-func (m *Model) poolForward(t mgbuild.TS) {
-	for _, s := range m.pool[t] {
-		if s.born {
+// poolTo applies or undoes the pool steps of the model's moment so that
+// the first n of them are applied.
+func (m *Model) poolTo(n int) {
+	l := m.pool[m.t]
+	for ; m.poolN < n; m.poolN++ {
+		if s := l[m.poolN]; s.born {
 			m.revive(s.n)
 		} else {
 			m.kill(s.n)
 		}
 	}
-}
-
-func (m *Model) poolBackward(t mgbuild.TS) {
-	l := m.pool[t]
-	for i := len(l) - 1; i >= 0; i-- {
-		if l[i].born {
-			m.kill(l[i].n)
+	for ; m.poolN > n; m.poolN-- {
+		if s := l[m.poolN-1]; s.born {
+			m.kill(s.n)
 		} else {
-			m.revive(l[i].n)
+			m.revive(s.n)
 		}
 	}
+}
+
+// seekPoint moves the model to a C-point: the graph after change pt.TS,
+// with the pool steps after that change made before the point's event
+// (a birth at that very event too).
+func (m *Model) seekPoint(pt Point) {
+	m.Seek(pt.TS)
+	if m.pool == nil {
+		return
+	}
+	l := m.pool[m.t]
+	n := 0
+	for n < len(l) && (l[n].seq < pt.Seq || l[n].seq == pt.Seq && l[n].born) {
+		n++
+	}
+	m.poolTo(n)
 }
 
 // TS is the model's moment: the graph after change TS.
@@ -259,6 +277,9 @@ func (m *Model) Forward() bool {
 	if m.t >= m.g.Last() {
 		return false
 	}
+	if m.pool != nil {
+		m.poolTo(len(m.pool[m.t])) // after seekPoint
+	}
 	t := m.t + 1
 	op := m.g.Op(t)
 	for _, n := range m.ended[t] {
@@ -280,10 +301,11 @@ func (m *Model) Forward() bool {
 			m.undo[t] = old
 		}
 	}
-	if m.pool != nil {
-		m.poolForward(t)
-	}
 	m.t = t
+	if m.pool != nil {
+		m.poolN = 0
+		m.poolTo(len(m.pool[t]))
+	}
 	return true
 }
 
@@ -295,7 +317,7 @@ func (m *Model) Backward() bool {
 	}
 	t := m.t
 	if m.pool != nil {
-		m.poolBackward(t)
+		m.poolTo(0)
 	}
 	op := m.g.Op(t)
 	switch op.Kind {
@@ -317,11 +339,17 @@ func (m *Model) Backward() bool {
 		m.revive(n)
 	}
 	m.t = t - 1
+	if m.pool != nil {
+		m.poolN = len(m.pool[m.t])
+	}
 	return true
 }
 
 // Seek moves the model to moment t.
 func (m *Model) Seek(t mgbuild.TS) {
+	if m.pool != nil && m.t == t {
+		m.poolTo(len(m.pool[t]))
+	}
 	for m.t < t && m.Forward() {
 	}
 	for m.t > t && m.Backward() {

@@ -16,6 +16,12 @@ import (
 //   - the end of the malloc'd block that held it when it was born (the
 //     program freed its arena).
 //
+// Several births and ends can follow one change (a call and a return
+// make none): a C-point at that change sees those made before its own
+// trace event, and a birth at its own event (CPOINT f EXIT of the
+// allocation function sees the block, CPOINT g ENTRY of a free function
+// still sees it live): see Model.seekPoint.
+//
 // Its bytes start as zero and follow the program's stores, like a
 // malloc'd node's; stores only reach the MG++ when they land in a heap
 // block, so the pool must live in malloc'd memory.
@@ -31,7 +37,8 @@ type poolNode struct {
 // poolAct is one change of a pool block's life on the graph after some
 // change: born, or ended.
 type poolAct struct {
-	k    int // index into the pool nodes
+	k    int    // index into the pool nodes
+	seq  uint64 // the trace event that made it
 	born bool
 }
 
@@ -95,17 +102,17 @@ func (p *program) poolBlocks(run *Run) ([]poolNode, map[mgbuild.TS][]poolAct) {
 	chunks := alloc.NewIndex() // live malloc'd blocks, by NodeID
 	inChunk := make(map[mgbuild.NodeID][]int)
 	alive := make(map[int]bool)
-	end := func(t mgbuild.TS, k int) {
+	end := func(t mgbuild.TS, seq uint64, k int) {
 		if alive[k] {
 			delete(alive, k)
 			live.Set(uint32(k+1), 0, 0)
-			acts[t] = append(acts[t], poolAct{k: k})
+			acts[t] = append(acts[t], poolAct{k: k, seq: seq})
 		}
 	}
 	endChunk := func(t mgbuild.TS, id mgbuild.NodeID) {
 		chunks.Set(uint32(id), 0, 0)
 		for _, k := range inChunk[id] {
-			end(t, k)
+			end(t, g.Op(t).Seq, k)
 		}
 		delete(inChunk, id)
 	}
@@ -138,7 +145,7 @@ func (p *program) poolBlocks(run *Run) ([]poolNode, map[mgbuild.TS][]poolAct) {
 			if pe.free {
 				k := int(live.Find(pe.addr)) - 1
 				if k >= 0 && nodes[k].head == pe.addr && frees[pe.fn][nodes[k].typ] {
-					end(t, k)
+					end(t, pe.seq, k)
 				}
 				continue
 			}
@@ -153,13 +160,13 @@ func (p *program) poolBlocks(run *Run) ([]poolNode, map[mgbuild.TS][]poolAct) {
 				return true
 			})
 			for _, k := range stale {
-				end(t, k)
+				end(t, pe.seq, k)
 			}
 			k := len(nodes)
 			nodes = append(nodes, poolNode{typ: rs.typ, head: lo, size: rs.size, pc: pe.pc})
 			live.Set(uint32(k+1), lo, hi)
 			alive[k] = true
-			acts[t] = append(acts[t], poolAct{k: k, born: true})
+			acts[t] = append(acts[t], poolAct{k: k, seq: pe.seq, born: true})
 			if id := chunks.Find(lo); id != 0 {
 				inChunk[mgbuild.NodeID(id)] = append(inChunk[mgbuild.NodeID(id)], k)
 			}
