@@ -147,6 +147,9 @@ func (p *program) binder(run *Run) func(n *mgbuild.Node) *nodeType {
 				continue
 			}
 			for _, s := range b.Sites {
+				if s.Returns {
+					continue // not a malloc'd block: see pool.go
+				}
 				if s.Func != "" {
 					if n.Site != 0 && info(n.Site).fn == s.Func {
 						return t

@@ -28,6 +28,7 @@ func New(run *Run, s *spec.Spec) (*Session, error) {
 		return nil, err
 	}
 	m := newModel(run, p.types, p.typeOf)
+	m.addPool(p.poolBlocks(run))
 	ses := &Session{run: run, prog: p, m: m, chk: newChecker(p, m)}
 	ses.chk.full()
 	return ses, nil
@@ -56,6 +57,8 @@ func (s *Session) nodeRef(n *mnode) NodeRef {
 	r := NodeRef{ID: uint32(n.id), Type: n.typ.name, Head: n.head}
 	if gn := s.run.Graph.Node(n.id); gn != nil && gn.Site != 0 {
 		r.Site = s.run.stmt(gn.Site).String()
+	} else if n.site != 0 {
+		r.Site = s.run.stmt(n.site).String() // a RETURNS block: the allocation function's call
 	}
 	return r
 }
@@ -97,7 +100,7 @@ type PointResult struct {
 // to stop.
 func (s *Session) Check(fn func(PointResult) bool) {
 	for _, pt := range s.run.Points {
-		s.m.Seek(pt.TS)
+		s.m.seekPoint(pt)
 		s.chk.update()
 		var res PointResult
 		res.Point = pt

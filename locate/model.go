@@ -51,6 +51,7 @@ type mnode struct {
 	id    mgbuild.NodeID
 	typ   *nodeType
 	head  uint64
+	site  uint64 // RETURNS blocks: the call of the allocation function (0 otherwise)
 	mem   []byte // the block's bytes as the program's stores left them
 	live  bool
 	mark  uint32 // dirty-set membership (Model.gen)
@@ -115,9 +116,11 @@ type Model struct {
 	ptrs      map[uint64][]slotRef // pointer value -> the live slots holding it
 	byTyp     [][]*mnode           // live nodes per type (unordered; see liveOf)
 
-	ended map[mgbuild.TS][]*mnode // nodes ended by another block's creation (the trace missed their free)
-	undo  map[mgbuild.TS]uint64   // the bytes each store into a typed node overwrote
-	dirty []*mnode                // nodes the steps since takeDirty changed
+	ended map[mgbuild.TS][]*mnode   // nodes ended by another block's creation (the trace missed their free)
+	pool  map[mgbuild.TS][]poolStep // RETURNS blocks born or ended on the graph after a change (pool.go)
+	poolN int                       // how many of pool[t] are applied (all but after seekPoint)
+	undo  map[mgbuild.TS]uint64     // the bytes each store into a typed node overwrote
+	dirty []*mnode                  // nodes the steps since takeDirty changed
 	spare []*mnode
 	gen   uint32
 }
@@ -156,6 +159,75 @@ func newModel(run *Run, types []*nodeType, typeOf func(n *mgbuild.Node) *nodeTyp
 		}
 	}
 	return m
+}
+
+// poolStep is a RETURNS block's birth or end.
+type poolStep struct {
+	n    *mnode
+	seq  uint64
+	born bool
+}
+
+// addPool adds the blocks of the program's own allocators (pool.go) to a
+// model still at timestamp 0.
+func (m *Model) addPool(nodes []poolNode, acts map[mgbuild.TS][]poolAct) {
+	if len(nodes) == 0 {
+		return
+	}
+	mn := make([]*mnode, len(nodes))
+	for k, pn := range nodes {
+		size := min(pn.size, 1<<20)
+		mn[k] = &mnode{idx: len(m.all), id: mgbuild.NodeID(len(m.g.Nodes) + 1 + k), typ: pn.typ, head: pn.head, site: pn.pc, mem: make([]byte, size)}
+		m.all = append(m.all, mn[k])
+	}
+	m.pool = make(map[mgbuild.TS][]poolStep, len(acts))
+	for t, l := range acts {
+		steps := make([]poolStep, len(l))
+		for i, a := range l {
+			steps[i] = poolStep{mn[a.k], a.seq, a.born}
+		}
+		m.pool[t] = steps
+	}
+	// births before the first change are part of the initial state
+	m.poolN = 0
+	m.poolTo(len(m.pool[0]))
+	m.takeDirty()
+}
+
+// poolTo applies or undoes the pool steps of the model's moment so that
+// the first n of them are applied.
+func (m *Model) poolTo(n int) {
+	l := m.pool[m.t]
+	for ; m.poolN < n; m.poolN++ {
+		if s := l[m.poolN]; s.born {
+			m.revive(s.n)
+		} else {
+			m.kill(s.n)
+		}
+	}
+	for ; m.poolN > n; m.poolN-- {
+		if s := l[m.poolN-1]; s.born {
+			m.kill(s.n)
+		} else {
+			m.revive(s.n)
+		}
+	}
+}
+
+// seekPoint moves the model to a C-point: the graph after change pt.TS,
+// with the pool steps after that change made before the point's event
+// (a birth at that very event too).
+func (m *Model) seekPoint(pt Point) {
+	m.Seek(pt.TS)
+	if m.pool == nil {
+		return
+	}
+	l := m.pool[m.t]
+	n := 0
+	for n < len(l) && (l[n].seq < pt.Seq || l[n].seq == pt.Seq && l[n].born) {
+		n++
+	}
+	m.poolTo(n)
 }
 
 // TS is the model's moment: the graph after change TS.
@@ -205,6 +277,9 @@ func (m *Model) Forward() bool {
 	if m.t >= m.g.Last() {
 		return false
 	}
+	if m.pool != nil {
+		m.poolTo(len(m.pool[m.t])) // after seekPoint
+	}
 	t := m.t + 1
 	op := m.g.Op(t)
 	for _, n := range m.ended[t] {
@@ -227,6 +302,10 @@ func (m *Model) Forward() bool {
 		}
 	}
 	m.t = t
+	if m.pool != nil {
+		m.poolN = 0
+		m.poolTo(len(m.pool[t]))
+	}
 	return true
 }
 
@@ -237,6 +316,9 @@ func (m *Model) Backward() bool {
 		return false
 	}
 	t := m.t
+	if m.pool != nil {
+		m.poolTo(0)
+	}
 	op := m.g.Op(t)
 	switch op.Kind {
 	case mgbuild.OpCreate:
@@ -257,11 +339,17 @@ func (m *Model) Backward() bool {
 		m.revive(n)
 	}
 	m.t = t - 1
+	if m.pool != nil {
+		m.poolN = len(m.pool[m.t])
+	}
 	return true
 }
 
 // Seek moves the model to moment t.
 func (m *Model) Seek(t mgbuild.TS) {
+	if m.pool != nil && m.t == t {
+		m.poolTo(len(m.pool[t]))
+	}
 	for m.t < t && m.Forward() {
 	}
 	for m.t > t && m.Backward() {

@@ -68,6 +68,7 @@ type Run struct {
 	opPC      map[mgbuild.TS]uint64       // frees: the statement that called free
 	opThreads []threadRun                 // the thread of every change, as runs
 	threads   map[schema.ThreadID]bool    // the threads that made changes
+	pool      []poolEvent                 // returns of RETURNS functions and calls of FREE functions, in trace order
 	inFuncs   map[mgbuild.NodeID][]string // ALLOC functions on the stack when the node was allocated
 	truncated bool
 }
@@ -94,6 +95,18 @@ func (r *Run) OpThread(t mgbuild.TS) schema.ThreadID {
 
 // Threads returns the number of threads that changed the memory graph.
 func (r *Run) Threads() int { return len(r.threads) }
+
+// poolEvent is a return of a function a spec's `T ALLOC f RETURNS` names
+// (a block handed out by the program's own allocator) or a call of a
+// function its `T FREE f` names.
+type poolEvent struct {
+	ts   mgbuild.TS // it takes effect on the graph after change ts
+	seq  uint64
+	fn   string
+	addr uint64 // the returned pointer, or the free function's first argument
+	pc   uint64 // the call instruction
+	free bool
+}
 
 // Truncated says whether the trace was cut short.
 func (r *Run) Truncated() bool { return r.truncated }
@@ -174,6 +187,7 @@ func Load(r *schema.Reader, s *spec.Spec, progress func(seq uint64)) (*Run, erro
 		end.Label = "end of the trace (cut short)"
 	}
 	run.Points = append(p.points, end)
+	run.pool = p.pool
 	return run, nil
 }
 
@@ -238,6 +252,9 @@ type pointFinder struct {
 	entry   map[string]bool   // functions with CPOINT ENTRY
 	exit    map[string]bool   // functions with CPOINT EXIT
 	allocFn map[string]bool   // functions named by ALLOC
+	retFn   map[string]bool   // functions named by ALLOC ... RETURNS
+	freeFn  map[string]bool   // functions named by FREE
+	pool    []poolEvent
 	lines   []spec.CPoint     // line C-points
 	linePCs map[uint64]string // first instructions of the line C-points' lines -> label
 	pcs     []uint64          // the instruction table's addresses, sorted
@@ -258,6 +275,7 @@ func newPointFinder(s *spec.Spec, tables *schema.Tables) *pointFinder {
 		s: s, tables: tables,
 		stacks: make(map[schema.ThreadID][]pfFrame), names: make(map[uint64]string),
 		entry: make(map[string]bool), exit: make(map[string]bool), allocFn: make(map[string]bool),
+		retFn: make(map[string]bool), freeFn: make(map[string]bool),
 		pending: make(map[schema.ThreadID]pendingLine), lined: make(map[uint64]bool),
 	}
 	if s == nil {
@@ -275,9 +293,17 @@ func newPointFinder(s *spec.Spec, tables *schema.Tables) *pointFinder {
 	}
 	for _, b := range s.Bindings {
 		for _, site := range b.Sites {
-			if site.Func != "" {
+			switch {
+			case site.Returns:
+				p.retFn[site.Func] = true
+			case site.Func != "":
 				p.allocFn[site.Func] = true
 			}
+		}
+	}
+	for _, d := range s.Frees {
+		for _, f := range d.Funcs {
+			p.freeFn[f.Func] = true
 		}
 	}
 	return p
@@ -317,6 +343,9 @@ func (p *pointFinder) before(ev *schema.Event, now mgbuild.TS) {
 		if p.entry[fn] && active(st, fn) == 0 {
 			p.points = append(p.points, Point{TS: now, Seq: ev.Seq, Kind: PointEntry, Label: fn + " ENTRY", PC: ev.PC, Thread: ev.Thread})
 		}
+		if p.freeFn[fn] && ev.Args[0] != 0 {
+			p.pool = append(p.pool, poolEvent{ts: now, seq: ev.Seq, fn: fn, addr: ev.Args[0], pc: ev.PC, free: true})
+		}
 		p.stacks[ev.Thread] = append(st, pfFrame{sp: ev.SP, pc: ev.PC, target: ev.Addr, fn: fn})
 	case schema.KindBlock:
 		if len(p.lines) > 0 {
@@ -343,6 +372,11 @@ func (p *pointFinder) after(ev *schema.Event, now mgbuild.TS) {
 			break
 		}
 		st = st[:n-1]
+		if p.retFn[f.fn] && f.sp+8 == ev.SP && ev.Value != 0 {
+			// the function's own return (not a longjmp past it): its
+			// value is the block it hands out
+			p.pool = append(p.pool, poolEvent{ts: now, seq: ev.Seq, fn: f.fn, addr: ev.Value, pc: f.pc})
+		}
 		if p.exit[f.fn] && active(st, f.fn) == 0 {
 			p.points = append(p.points, Point{TS: now, Seq: ev.Seq, Kind: PointExit, Label: f.fn + " EXIT", PC: f.pc, Thread: ev.Thread})
 		}

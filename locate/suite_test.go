@@ -20,6 +20,11 @@ import (
 var paperLimit = map[string]int{
 	"circlist": 6, "ordlist": 2, "dlist": 5, "qdtree": 1, "avl": 4,
 	"btree": 6, "rbtree": 10, "leftist": 1, "bipartite": 2,
+	// poollist (a sorted list whose nodes come from the program's own
+	// pool, bound by `pnode ALLOC pool_get RETURNS;`) is ours: the paper
+	// has no row for it, and 3 is our own bound. bench/locatebench keeps
+	// to the paper's nine and leaves it out.
+	"poollist": 3,
 }
 
 // suiteSession records testdata/programs/ds/NAME (built with flags) and

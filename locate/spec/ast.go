@@ -21,6 +21,7 @@ type Spec struct {
 	Types       []*TypeDecl   // structure and ARRAY declarations, in file order
 	Consts      []*ConstDecl  // named integer constants (CONST NAME = n;)
 	Bindings    []*Binding    // ALLOC statements
+	Frees       []*FreeDecl   // FREE statements (the ends of RETURNS blocks)
 	CPoints     []*CPoint     // CPOINT statements
 	Attrs       []*AttrDecl   // user attributes, each with its rule
 	Constraints []*Constraint // inter- and intra-node constraints, in file order
@@ -54,19 +55,38 @@ type Binding struct {
 
 // Site is one allocation site of a binding: a source line (File and Line
 // set) or a function (Func set) whose calls, directly or through callees,
-// made the allocation.
+// made the allocation; or, with Returns, a function of the program's own
+// whose every return hands out a block: the pointer it returns, Size bytes
+// (sizeof the type when Size is 0).
 type Site struct {
-	Pos  Pos
-	File string // as written: a base name or a path suffix
-	Line int
-	Func string
+	Pos     Pos
+	File    string // as written: a base name or a path suffix
+	Line    int
+	Func    string
+	Returns bool // `FUNC RETURNS [n]`: the blocks FUNC returns
+	Size    int  // RETURNS n: the block size in bytes (0: sizeof the type)
 }
 
 func (s Site) String() string {
-	if s.Func != "" {
+	switch {
+	case s.Returns && s.Size > 0:
+		return fmt.Sprintf("%s RETURNS %d", s.Func, s.Size)
+	case s.Returns:
+		return s.Func + " RETURNS"
+	case s.Func != "":
 		return s.Func
 	}
 	return fmt.Sprintf("%s:%d", s.File, s.Line)
+}
+
+// FreeDecl names the program's own functions that end the blocks an
+// `ALLOC f RETURNS` binding of the type handed out: `type FREE f, g;`. A
+// call of one of them ends the type's live RETURNS block headed at its
+// first argument.
+type FreeDecl struct {
+	Pos   Pos
+	Type  string
+	Funcs []Site // function sites (Func set)
 }
 
 // CPoint is a CPOINT statement: the entry or exit of a function, or the

@@ -101,6 +101,7 @@ func (c *checker) run() {
 	c.checkConsts()
 	c.checkAttrs()
 	c.checkBindings()
+	c.checkFrees()
 	c.checkCPoints()
 	for _, a := range c.spec.Attrs {
 		if a != nil && a.Rule != nil {
@@ -262,6 +263,11 @@ func (c *checker) checkBindings() {
 				c.errorf(s.Pos, "allocation site %s: want FILE:LINE with a positive line, or a function", s)
 				continue
 			}
+			if s.Returns {
+				c.checkReturns(b, s)
+			} else if s.Size != 0 {
+				c.errorf(s.Pos, "allocation site %s has a size without RETURNS", s)
+			}
 			key := s.String()
 			if first, dup := seen[key]; dup {
 				c.errorf(s.Pos, "allocation site %s is already bound to %s at %s: a node takes the first type that binds it", key, first.Type, first.Pos)
@@ -270,6 +276,68 @@ func (c *checker) checkBindings() {
 			seen[key] = b
 		}
 	}
+}
+
+// checkReturns checks a `T ALLOC f RETURNS [n]` site: the block needs a
+// size, given or from the type.
+func (c *checker) checkReturns(b *Binding, s Site) {
+	if s.Func == "" {
+		c.errorf(s.Pos, "allocation site %s: RETURNS follows a function name", s)
+		return
+	}
+	if s.Size < 0 {
+		c.errorf(s.Pos, "allocation site %s: the block size must be positive", s)
+		return
+	}
+	ti := c.types[b.Type]
+	if ti == nil || s.Size > 0 {
+		return
+	}
+	if ti.decl.Array {
+		c.errorf(s.Pos, "ARRAY %s: `%s ALLOC %s RETURNS` needs the block size in bytes (`%s RETURNS n`): an array type has no sizeof", b.Type, b.Type, s.Func, s.Func)
+	}
+}
+
+// checkFrees checks FREE statements: each names a declared type that an
+// `ALLOC f RETURNS` binding binds, and functions not named twice for it.
+func (c *checker) checkFrees() {
+	seen := make(map[string]*FreeDecl)
+	for _, d := range c.spec.Frees {
+		if d == nil {
+			continue
+		}
+		if _, ok := c.types[d.Type]; !ok {
+			c.errorf(d.Pos, "FREE for undeclared type %s", d.Type)
+		} else if !c.returnsBound(d.Type) {
+			c.errorf(d.Pos, "FREE for %s, which no `%s ALLOC f RETURNS;` binds: FREE ends only the blocks a RETURNS binding hands out (malloc'd blocks end at their free)", d.Type, d.Type)
+		}
+		for _, f := range d.Funcs {
+			if f.Func == "" {
+				c.errorf(f.Pos, "free function %s: want a function name", f)
+				continue
+			}
+			key := d.Type + " " + f.Func
+			if first, dup := seen[key]; dup {
+				c.errorf(f.Pos, "free function %s is already named for %s at %s", f.Func, d.Type, first.Pos)
+				continue
+			}
+			seen[key] = d
+		}
+	}
+}
+
+func (c *checker) returnsBound(typ string) bool {
+	for _, b := range c.spec.Bindings {
+		if b == nil || b.Type != typ {
+			continue
+		}
+		for _, s := range b.Sites {
+			if s.Returns {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func (c *checker) checkCPoints() {

@@ -29,6 +29,15 @@ func (b *Binding) String() string {
 	return fmt.Sprintf("%s ALLOC %s;", b.Type, strings.Join(sites, ", "))
 }
 
+// String formats the statement: `lnode FREE pool_put;`.
+func (d *FreeDecl) String() string {
+	fns := make([]string, len(d.Funcs))
+	for i, s := range d.Funcs {
+		fns[i] = s.String()
+	}
+	return fmt.Sprintf("%s FREE %s;", d.Type, strings.Join(fns, ", "))
+}
+
 // String formats the variable declaration: `qdtree X;`.
 func (v VarDecl) String() string { return fmt.Sprintf("%s %s;", v.Type, v.Name) }
 
@@ -87,7 +96,7 @@ func writeVars(b *strings.Builder, vars []VarDecl) {
 }
 
 // String formats the whole spec, one statement per line, grouped: types,
-// constants, bindings, C-points, attributes with their rules, then the
+// constants, bindings, FREE statements, C-points, attributes with their rules, then the
 // constraints in order. Parsing the result gives the same spec.
 func (s *Spec) String() string {
 	var b strings.Builder
@@ -98,6 +107,9 @@ func (s *Spec) String() string {
 		fmt.Fprintln(&b, d)
 	}
 	for _, d := range s.Bindings {
+		fmt.Fprintln(&b, d)
+	}
+	for _, d := range s.Frees {
 		fmt.Fprintln(&b, d)
 	}
 	for _, d := range s.CPoints {

@@ -194,6 +194,13 @@ func (p *parser) statement() {
 			p.noDecls()
 			p.binding()
 		case tIdent:
+			if p.peek(1).text == "FREE" && p.peek(2).kind != tSemi {
+				// `type FREE f;` (FREE is a keyword only here: `type FREE;`
+				// declares a variable named FREE)
+				p.noDecls()
+				p.freeDecl()
+				break
+			}
 			p.varDecl()
 		case tDot:
 			if !p.declared(p.tok.text) && p.peek(2).kind == tIdent && (p.peek(3).kind == tSemi || p.peek(3).kind == tDEFAULT) {
@@ -344,13 +351,47 @@ func (p *parser) binding() {
 	p.next()
 	for {
 		p.nextSite() // consumes ALLOC or ","
-		b.Sites = append(b.Sites, p.site("an", "allocation site"))
+		st := p.site("an", "allocation site")
+		if p.tok.kind == tIdent && p.tok.text == "RETURNS" {
+			if st.Func == "" {
+				p.fail(p.tok.pos, "RETURNS after %s: RETURNS follows a function name (`T ALLOC f RETURNS;`), not FILE:LINE", st)
+			}
+			st.Returns = true
+			p.next()
+			if p.tok.kind == tInt {
+				t := p.tok
+				st.Size = p.count("the block size in bytes after RETURNS")
+				if st.Size < 1 {
+					p.fail(t.pos, "block size %s after RETURNS: want a positive number of bytes", t.text)
+				}
+			}
+		}
+		b.Sites = append(b.Sites, st)
 		if p.tok.kind != tComma {
 			break
 		}
 	}
 	p.expect(tSemi, `";"`)
 	p.spec.Bindings = append(p.spec.Bindings, b)
+}
+
+// freeDecl parses `type FREE f, g, ...;`.
+func (p *parser) freeDecl() {
+	d := &FreeDecl{Pos: p.tok.pos, Type: p.tok.text}
+	p.next() // the type; FREE is next
+	for {
+		p.nextSite() // consumes FREE or ","
+		st := p.site("a", "free function")
+		if st.Func == "" {
+			p.fail(st.Pos, "free function %s: want a function name, not FILE:LINE", st)
+		}
+		d.Funcs = append(d.Funcs, st)
+		if p.tok.kind != tComma {
+			break
+		}
+	}
+	p.expect(tSemi, `";"`)
+	p.spec.Frees = append(p.spec.Frees, d)
 }
 
 // site parses the current raw site token and consumes it.

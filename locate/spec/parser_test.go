@@ -597,3 +597,47 @@ func TestCheckIncompleteTree(t *testing.T) {
 		t.Fatal("Check(nil) succeeded")
 	}
 }
+
+// TestReturnsAndFree parses the bindings of a program's own allocator:
+// `T ALLOC f RETURNS [n];` and `T FREE f;`, next to the forms they extend.
+func TestReturnsAndFree(t *testing.T) {
+	src := `lnode FIELD 2 EDGE 1;
+ARRAY slab;
+lnode ALLOC pool_get RETURNS, lnode.c:12, grow;
+slab ALLOC slab_get RETURNS 64;
+lnode FREE pool_put, pool_drop;
+lnode FREE;          // a variable named FREE
+FREE.ISROOT;
+`
+	s, err := Parse("p.spec", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sites := s.Bindings[0].Sites
+	if len(sites) != 3 || !sites[0].Returns || sites[0].Func != "pool_get" || sites[0].Size != 0 || sites[1].Returns || sites[1].Line != 12 || sites[2].Returns || sites[2].Func != "grow" {
+		t.Errorf("lnode sites: %+v", sites)
+	}
+	if st := s.Bindings[1].Sites[0]; !st.Returns || st.Size != 64 || st.String() != "slab_get RETURNS 64" {
+		t.Errorf("slab site: %+v", st)
+	}
+	if len(s.Frees) != 1 || s.Frees[0].Type != "lnode" || len(s.Frees[0].Funcs) != 2 || s.Frees[0].Funcs[1].Func != "pool_drop" || s.Frees[0].Pos != (Pos{5, 1}) || s.Frees[0].Funcs[0].Pos != (Pos{5, 12}) {
+		t.Errorf("FREE: %+v", s.Frees)
+	}
+	if len(s.Constraints) != 1 || s.Constraints[0].Vars[0].Name != "FREE" {
+		t.Errorf("`lnode FREE; FREE.ISROOT;` is a constraint with a variable FREE: %+v", s.Constraints)
+	}
+	want := "lnode ALLOC pool_get RETURNS, lnode.c:12, grow;\nslab ALLOC slab_get RETURNS 64;\nlnode FREE pool_put, pool_drop;\n"
+	if !strings.Contains(s.String(), want) {
+		t.Errorf("String:\n%s\nwant it to hold:\n%s", s, want)
+	}
+	s2, err := Parse("s2.spec", []byte(s.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s2.String() != s.String() {
+		t.Errorf("round trip:\n%s\nwant:\n%s", s2, s)
+	}
+	if err := Check(s, nil); err != nil {
+		t.Errorf("Check: %v", err)
+	}
+}

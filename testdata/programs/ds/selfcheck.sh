@@ -30,7 +30,7 @@ inc=$here/../../../include
 CC=${CC:-gcc}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT INT TERM
-progs=${*:-ordlist circlist dlist qdtree avl btree rbtree leftist bipartite}
+progs=${*:-ordlist circlist dlist qdtree avl btree rbtree leftist bipartite poollist}
 # The crash faults, as NAME:k (README.md, "The faults").
 crash="avl:4 rbtree:4 leftist:4"
 failed=0
