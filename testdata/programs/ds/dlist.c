@@ -171,7 +171,11 @@ dl_delete(int pos)
     if (a == NULL)
         head = b;
     else
+#if FAULT == 4
+        if (b != NULL && fault_fire(400)) FAULTY(a->next, d); /* FAULT 4 */ else a->next = b;
+#else
         a->next = b;
+#endif
     if (b != NULL) {
 #if FAULT == 2
         if (a != NULL && a->prev != NULL && fault_fire(200)) FAULTY(b->prev, a->prev); /* FAULT 2 */ else b->prev = a;

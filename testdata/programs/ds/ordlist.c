@@ -142,6 +142,9 @@ ol_insert(int key)
     }
     if (prev == NULL)
         head = n;
+#if FAULT == 4
+    else if (cur != NULL && fault_fire(400)) FAULTY(n->next, cur); /* FAULT 4 */
+#endif
     else
         prev->next = n;
 #if FAULT == 1
