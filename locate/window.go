@@ -14,7 +14,7 @@ type Window struct {
 	From     uint32 `json:"from"` // the first change of the operation
 	To       uint32 `json:"to"`   // the violated C-point's moment
 	Previous string `json:"previous,omitempty"`
-	Function string `json:"function,omitempty"` // the function of the violated C-point, else of the operation's last store
+	Function string `json:"function,omitempty"` // the function of the violated C-point (EXIT, MGTRACE_CPOINT, line), else of the operation's last store
 }
 
 // Why texts of the window's stores.
@@ -46,8 +46,8 @@ func (s *Session) windowStores(res *Result, first *PointResult) {
 		from, prev = q.TS, q.Label
 		break
 	}
-	if pt.TS <= from {
-		return
+	if prev == "" || pt.TS <= from {
+		return // no operation delimited: the whole run is no window
 	}
 	// The words of the violating nodes.
 	words := make(map[uint64]*mnode)
@@ -65,8 +65,8 @@ func (s *Session) windowStores(res *Result, first *PointResult) {
 	g := s.run.Graph
 	w := &Window{From: uint32(from + 1), To: uint32(pt.TS), Previous: prev}
 	switch pt.Kind {
-	case PointEntry, PointExit:
-		w.Function = strings.TrimSuffix(strings.TrimSuffix(pt.Label, " ENTRY"), " EXIT")
+	case PointExit:
+		w.Function = strings.TrimSuffix(pt.Label, " EXIT")
 	case PointRequest, PointLine:
 		w.Function = s.run.stmt(pt.PC).Function
 	}
@@ -94,7 +94,10 @@ func (s *Session) windowStores(res *Result, first *PointResult) {
 		if e.Size < 8 {
 			mask = 1<<(8*uint(e.Size)) - 1
 		}
-		if ok && old&mask == e.Value&mask {
+		// A store of the value already there: a store into a field
+		// stored before (the first store into a fresh block finds bytes
+		// the trace never showed).
+		if ok && old&mask == e.Value&mask && !firstStore(g, e.Field, mgbuild.EdgeID(op.Ref)) {
 			silent[e.PC] = true
 		}
 		k, ok := idx[e.PC]
@@ -138,4 +141,10 @@ func orStart(label string) string {
 		return "the start of the run"
 	}
 	return "C-point " + label
+}
+
+// firstStore says whether edge id is the first store into its field.
+func firstStore(g *mgbuild.Graph, field uint64, id mgbuild.EdgeID) bool {
+	h := g.FieldHistory(field)
+	return len(h) == 0 || h[0] == id
 }
