@@ -38,7 +38,11 @@
    3  dl_insert, line 391: the new node is linked from a's predecessor
       (a->prev->next = n) instead of from a: that node points at n, which
       does not point back, and a's own links are left one-sided. From
-      op 300. */
+      op 300.
+   4  dl_delete, line 179: unlinking d from between a and b stores
+      a->next = d, the value a->next already holds, instead of b (a
+      store the memory graph sees change nothing): after the free of d,
+      b points back at a, which does not point at b. From op 400. */
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
