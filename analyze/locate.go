@@ -316,6 +316,9 @@ type locateJSON struct {
 	Violations []locate.Violation `json:"violations"`
 	Faults     []faultJSON        `json:"faults"`
 	Pending    []locate.Violation `json:"pending,omitempty"`
+	Stores     []faultJSON        `json:"stores,omitempty"`
+	Window     *locate.Window     `json:"window,omitempty"`
+	Missing    string             `json:"missing,omitempty"`
 	Steps      int                `json:"steps"`
 	Examined   int                `json:"examined"`
 	Millis     float64            `json:"millis"`
@@ -333,11 +336,16 @@ func writeLocate(w io.Writer, format, tracePath string, s *spec.Spec, run *locat
 		f.Source = src.line(f.File, int(f.Line))
 		faults = append(faults, faultJSON{Fault: f, Statement: statement(f)})
 	}
+	var stores []faultJSON
+	for _, f := range res.Stores {
+		f.Source = src.line(f.File, int(f.Line))
+		stores = append(stores, faultJSON{Fault: f, Statement: statement(f)})
+	}
 	if format == "json" {
 		pt := pointOf(0, res.Point, nil)
 		pt.Violations = nil
 		return writeJSONValue(w, locateJSON{Trace: tracePath, Spec: s.File, CPoint: &pt, Violations: res.Violations,
-			Faults: faults, Pending: res.Pending, Steps: res.Steps, Examined: res.Examined,
+			Faults: faults, Pending: res.Pending, Stores: stores, Window: res.Window, Missing: res.Missing, Steps: res.Steps, Examined: res.Examined,
 			Millis: float64(res.Elapsed.Microseconds()) / 1000})
 	}
 	fmt.Fprintf(w, "%s: %d faulty statement%s for %s\n", tracePath, len(faults), plural1(len(faults)), s.File)
@@ -385,12 +393,43 @@ func writeLocate(w io.Writer, format, tracePath string, s *spec.Spec, run *locat
 			}
 		}
 	}
+	if len(stores) > 0 {
+		fmt.Fprintf(w, "\nother stores into the violating nodes in the failing operation (changes %d-%d%s):\n", res.Window.From, res.Window.To, inFunction(res.Window.Function))
+	}
+	for _, f := range stores {
+		fmt.Fprintf(w, "\n%d. %s\n", f.Rank, f.Statement)
+		if f.Source != "" {
+			fmt.Fprintf(w, "     %s\n", f.Source)
+		}
+		fmt.Fprintf(w, "   why: %s\n", f.Why)
+		for k, op := range f.Ops {
+			if k == maxListed {
+				fmt.Fprintf(w, "   ... and %d more\n", len(f.Ops)-maxListed)
+				break
+			}
+			node := ""
+			if op.Node != nil {
+				node = fmt.Sprintf(" %s n%d@%#x", op.Node.Type, op.Node.ID, op.Node.Head)
+			}
+			fmt.Fprintf(w, "   ts %d (event %d%s): store %#x <- %#x%s\n", op.TS, op.Seq, thread(op.Thread), op.Field, op.Value, node)
+		}
+	}
+	if res.Missing != "" {
+		fmt.Fprintf(w, "\nnote: %s\n", res.Missing)
+	}
 	if len(res.Pending) > 0 {
 		fmt.Fprintf(w, "\nstill pending at the start of the trace (their cause precedes the first recorded change):\n")
 		writeViolations(w, res.Pending, "  ")
 	}
 	fmt.Fprintf(w, "\n%d change%s rolled back, %d of them examined\n", res.Steps, plural1(res.Steps), res.Examined)
 	return nil
+}
+
+func inFunction(fn string) string {
+	if fn == "" {
+		return ""
+	}
+	return ", " + fn
 }
 
 func statement(f locate.Fault) string {

@@ -155,13 +155,24 @@ type Fault struct {
 
 // Result is what fault location found.
 type Result struct {
-	Point      Point         `json:"-"`
-	Violations []Violation   `json:"violations"` // at the C-point
-	Faults     []Fault       `json:"faults"`     // by rank
-	Pending    []Violation   `json:"pending,omitempty"`
-	Steps      int           `json:"steps"`    // changes rolled back
-	Examined   int           `json:"examined"` // changes that could have touched a pending inconsistency
-	Elapsed    time.Duration `json:"-"`
+	Point      Point       `json:"-"`
+	Violations []Violation `json:"violations"` // at the C-point
+	Faults     []Fault     `json:"faults"`     // by rank
+	Pending    []Violation `json:"pending,omitempty"`
+	// Stores are the other statements that stored into a field of a
+	// violating node during the failing operation (between the previous
+	// C-point of its thread and the violated one), including the stores
+	// that wrote the value the field already held: ranked after Faults,
+	// for the faults no change shows (a wrong store of the old value, a
+	// missing statement).
+	Stores []Fault `json:"stores,omitempty"`
+	// Window is the failing operation; Missing says that the faulty
+	// statement may be one that is not there.
+	Window   *Window       `json:"window,omitempty"`
+	Missing  string        `json:"missing,omitempty"`
+	Steps    int           `json:"steps"`    // changes rolled back
+	Examined int           `json:"examined"` // changes that could have touched a pending inconsistency
+	Elapsed  time.Duration `json:"-"`
 }
 
 // ErrNoViolation is returned by Locate when no C-point has a violation.
@@ -362,6 +373,7 @@ func (s *Session) Locate() (*Result, error) {
 		res.Pending = append(res.Pending, s.violation(p.e))
 	}
 	rank(res.Faults)
+	s.windowStores(res, first)
 	res.Elapsed = time.Since(start)
 	return res, nil
 }

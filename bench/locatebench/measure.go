@@ -353,6 +353,15 @@ func measureFault(e *env, cfg config, s structure, f fault, specPath string) (*f
 			}
 			fr.stmts = append(fr.stmts, st)
 		}
+		// A fault that changes nothing the rollback can blame (a store of
+		// the old value): found among the failing operation's stores,
+		// ranked after the statements; not counted in stmts (the paper's
+		// statements are those of the changes).
+		for _, ft := range res.Stores {
+			if !fr.found && int(ft.Line) == f.line && schema.MatchFile(ft.File, s.name+".c") {
+				fr.found, fr.rank = true, ft.Rank
+			}
+		}
 	}
 	fmt.Fprintf(e.log, "locatebench: %s FAULT %d: fired at op %d; %d statements %v (FAULT line %d found: %v); location %v, check to the C-point %v\n",
 		s.name, f.k, fr.fired, len(fr.stmts), fr.stmts, f.line, fr.found, fr.locate, fr.check)

@@ -38,7 +38,11 @@
    3  dl_insert, line 391: the new node is linked from a's predecessor
       (a->prev->next = n) instead of from a: that node points at n, which
       does not point back, and a's own links are left one-sided. From
-      op 300. */
+      op 300.
+   4  dl_delete, line 179: unlinking d from between a and b stores
+      a->next = d, the value a->next already holds, instead of b (a
+      store the memory graph sees change nothing): after the free of d,
+      b points back at a, which does not point at b. From op 400. */
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -171,7 +175,11 @@ dl_delete(int pos)
     if (a == NULL)
         head = b;
     else
+#if FAULT == 4
+        if (b != NULL && fault_fire(400)) FAULTY(a->next, d); /* FAULT 4 */ else a->next = b;
+#else
         a->next = b;
+#endif
     if (b != NULL) {
 #if FAULT == 2
         if (a != NULL && a->prev != NULL && fault_fire(200)) FAULTY(b->prev, a->prev); /* FAULT 2 */ else b->prev = a;

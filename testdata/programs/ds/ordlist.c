@@ -40,7 +40,11 @@
    3  ol_delete, line 418: unlinking skips one node too many
       (prev->next = victim->next->next): the skipped node, now
       unreachable, and prev both point to the node after it (INDEGREE
-      2). From op 300. */
+      2). From op 300.
+   4  ol_insert, line 150: a missing statement: the link prev->next = n
+      is not made (the line stores n->next = cur early, a correct store,
+      in its place), so cur has two predecessors (prev and n), and n none.
+      From op 400. */
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -142,6 +146,9 @@ ol_insert(int key)
     }
     if (prev == NULL)
         head = n;
+#if FAULT == 4
+    else if (cur != NULL && fault_fire(400)) FAULTY(n->next, cur); /* FAULT 4 */
+#endif
     else
         prev->next = n;
 #if FAULT == 1
