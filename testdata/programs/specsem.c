@@ -11,6 +11,14 @@
              pointer set to the root (CYCLE-BREAK): a cycle.
      wild    a two-node list (struct lnode) whose second next is then set
              to a non-NULL address that is no node (WILD-BREAK).
+     expose-free, expose-store
+             a list a -> x and a cursor node c -> x (value 0, held in a
+             global); the list's link a->next is then cleared
+             (EXPOSE-UNLINK): x is reached only through c, which the spec
+             cannot tell from a list link. The correct free of c
+             (EXPOSE-FREE), or the clearing of c's link (EXPOSE-STORE),
+             then leaves x without a predecessor: the change that exposes
+             the unlink.
    Output: "ok MODE" on stdout. Exit status 0. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +35,8 @@ struct lnode {
 	long value;
 	struct lnode *next;
 };
+
+struct lnode *volatile g_list, *volatile g_cursor;
 
 static int sink;
 int *volatile g_shard; /* keeps the shard's stores alive under -O1 */
@@ -79,6 +89,25 @@ int main(int argc, char **argv) {
 		b->next = NULL;
 		MGTRACE_CPOINT("lnode");
 		b->next = (struct lnode *)&sink; /* WILD-BREAK */
+		MGTRACE_CPOINT("lnode");
+	} else if (strncmp(mode, "expose-", 7) == 0) {
+		struct lnode *a = malloc(sizeof *a), *x = malloc(sizeof *x);
+		g_list = a;
+		g_cursor = malloc(sizeof *g_cursor);
+		a->value = 1;
+		x->value = 2;
+		g_cursor->value = 0;
+		a->next = x;
+		x->next = NULL;
+		g_cursor->next = x;
+		MGTRACE_CPOINT("lnode");
+		g_list->next = NULL; /* EXPOSE-UNLINK */
+		MGTRACE_CPOINT("lnode");
+		if (strcmp(mode, "expose-free") == 0) {
+			free(g_cursor); /* EXPOSE-FREE */
+		} else {
+			g_cursor->next = NULL; /* EXPOSE-STORE */
+		}
 		MGTRACE_CPOINT("lnode");
 	}
 	printf("ok %s\n", mode);
