@@ -194,6 +194,11 @@ func TestSuite(t *testing.T) {
 							}
 						}
 					}
+					for _, f := range res.Faults {
+						if strings.Contains(f.Why, whyExposes) && !exposedFaults[fmt.Sprintf("%s %d", name, k)] {
+							t.Logf("rank %d, %s:%d: %s", f.Rank, f.File, f.Line, f.Why)
+						}
+					}
 					if exposedFaults[fmt.Sprintf("%s %d", name, k)] {
 						for _, f := range res.Faults {
 							t.Logf("  %d. %s:%d (%s): %s", f.Rank, f.File, f.Line, f.Function, f.Why)
