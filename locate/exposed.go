@@ -51,7 +51,11 @@ type precondition struct {
 //
 // A store into a field of an unlinked node n (no live node points to it:
 // an overwrite of a dead field) that removes the last edge into its old
-// target x exposes the same second kind. Other changes expose nothing.
+// target x and creates none (its new value is no live node: NULL, a
+// freed block, a non-heap value) exposes the same second kind: a store
+// that redirects an edge builds structure and is judged by the rollback
+// itself (a root, which no node points to either, is rotated that way).
+// Other changes expose nothing.
 func (s *Session) exposure(t mgbuild.TS) *exposure {
 	m, g := s.m, s.run.Graph
 	op := g.Op(t)
@@ -78,8 +82,8 @@ func (s *Session) exposure(t mgbuild.TS) *exposure {
 			return nil
 		}
 		x := m.target(old)
-		if x == nil || x == n || old == e.Value {
-			return nil
+		if x == nil || x == n || old == e.Value || m.target(e.Value) != nil {
+			return nil // only a store that destroys an edge, creating none, exposes
 		}
 		kind = "store"
 		removed = append(removed, x)
