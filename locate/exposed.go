@@ -51,11 +51,12 @@ type precondition struct {
 //
 // A store into a field of an unlinked node n (no live node points to it:
 // an overwrite of a dead field) that removes the last edge into its old
-// target x and creates none (its new value is no live node: NULL, a
-// freed block, a non-heap value) exposes the same second kind: a store
-// that redirects an edge builds structure and is judged by the rollback
-// itself (a root, which no node points to either, is rotated that way).
-// Other changes expose nothing.
+// target x by clearing the link (storing NULL) exposes the same second
+// kind. A store that redirects an edge builds structure, and one that
+// stores a value that is no pointer corrupts it: both are judged by the
+// rollback itself (a root, which no node points to either, is rotated
+// that way; avl 4 stores a key into a link). Other changes expose
+// nothing.
 func (s *Session) exposure(t mgbuild.TS) *exposure {
 	m, g := s.m, s.run.Graph
 	op := g.Op(t)
@@ -82,8 +83,8 @@ func (s *Session) exposure(t mgbuild.TS) *exposure {
 			return nil
 		}
 		x := m.target(old)
-		if x == nil || x == n || old == e.Value || m.target(e.Value) != nil {
-			return nil // only a store that destroys an edge, creating none, exposes
+		if x == nil || x == n || e.Value != 0 {
+			return nil // only a store that clears a link exposes
 		}
 		kind = "store"
 		removed = append(removed, x)

@@ -196,7 +196,7 @@ func TestSuite(t *testing.T) {
 					}
 					for _, f := range res.Faults {
 						if strings.Contains(f.Why, whyExposes) && !exposedFaults[fmt.Sprintf("%s %d", name, k)] {
-							t.Logf("rank %d, %s:%d: %s", f.Rank, f.File, f.Line, f.Why)
+							t.Errorf("an exposure where none is expected: rank %d, %s:%d: %s", f.Rank, f.File, f.Line, f.Why)
 						}
 					}
 					if exposedFaults[fmt.Sprintf("%s %d", name, k)] {
