@@ -376,6 +376,9 @@ func writeLocate(w io.Writer, format, tracePath string, s *spec.Spec, run *locat
 				what = fmt.Sprintf("store %#x <- %#x", op.Field, op.Value)
 			}
 			fmt.Fprintf(w, "   ts %d (event %d%s): %s%s\n", op.TS, op.Seq, thread(op.Thread), what, node)
+			if op.ExposedBy != 0 {
+				fmt.Fprintf(w, "     exposed by the change at ts %d\n", op.ExposedBy)
+			}
 			intro := make(map[string]bool)
 			for _, v := range op.Introduce {
 				intro[describeViolation(v)] = true

@@ -136,6 +136,9 @@ type Op struct {
 	Thread    schema.ThreadID `json:"thread"`          // the thread that made it (the main thread is 1)
 	Contrib   []Violation     `json:"contributed_to"`  // the pending inconsistencies it changed
 	Introduce []Violation     `json:"introduced"`      // those of them it created (absent before it)
+	// ExposedBy is, for an earlier change reported because a later one
+	// exposed it (exposed.go), the timestamp of the exposing change.
+	ExposedBy uint32 `json:"exposed_by,omitempty"`
 }
 
 // Fault is a statement fault location reports, with its operations.
@@ -289,6 +292,7 @@ func (s *Session) Locate() (*Result, error) {
 		pend[v.inc.key] = &pending{e: v.inc, args: args, deps: depSet(v.inc, reads)}
 	}
 	faults := make(map[uint64]int) // statement pc -> index in res.Faults
+	var exposures []*exposure
 	m := s.m
 	for len(pend) > 0 && m.TS() > 0 {
 		t := m.TS()
@@ -357,6 +361,11 @@ func (s *Session) Locate() (*Result, error) {
 				delete(pend, p.e.key)
 			}
 		}
+		if op != nil && len(op.Introduce) > 0 {
+			if x := s.exposure(t); x != nil {
+				exposures = append(exposures, x)
+			}
+		}
 		if op != nil {
 			pc := s.run.OpPC(t)
 			k, ok := faults[pc]
@@ -373,6 +382,7 @@ func (s *Session) Locate() (*Result, error) {
 		res.Pending = append(res.Pending, s.violation(p.e))
 	}
 	rank(res.Faults)
+	applyExposures(res, exposures)
 	s.windowStores(res, first)
 	res.Elapsed = time.Since(start)
 	return res, nil

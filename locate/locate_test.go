@@ -180,3 +180,38 @@ func TestUnboundTypeWithoutDebugInfo(t *testing.T) {
 func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
+
+// TestExposed: an unlink that leaves a node reached only through a
+// cursor node passes its C-point; the later correct free of the cursor,
+// or the clearing of its link, makes the inconsistency appear. Fault
+// location reports the unlink first, above the exposing change.
+func TestExposed(t *testing.T) {
+	bin := testprog.Build(t, "specsem")
+	line := func(marker string) int { return testprog.Line(t, "specsem", marker) }
+	src := "lnode FIELD 2 EDGE 1;\nlnode X; X[1] >= 2 => X.INDEGREE >= 1;\n"
+	for _, tc := range []struct{ mode, marker string }{
+		{"expose-free", "/* EXPOSE-FREE */"},
+		{"expose-store", "/* EXPOSE-STORE */"},
+	} {
+		t.Run(tc.mode, func(t *testing.T) {
+			ses, _ := session(t, bin, src, tc.mode)
+			res, err := ses.Locate()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range res.Faults {
+				t.Logf("%d. line %d: %s", f.Rank, f.Line, f.Why)
+			}
+			want := []int{line("/* EXPOSE-UNLINK */"), line(tc.marker)}
+			if got := faultLines(res); fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Fatalf("faulty lines %v, want %v", got, want)
+			}
+			if f := res.Faults[0]; !strings.Contains(f.Why, "reachable only through the unlinked node") || f.Ops[len(f.Ops)-1].ExposedBy != res.Faults[1].Ops[0].TS {
+				t.Errorf("the unlink's why %q, exposed by %d, want the exposing change %d", f.Why, f.Ops[len(f.Ops)-1].ExposedBy, res.Faults[1].Ops[0].TS)
+			}
+			if !strings.Contains(res.Faults[1].Why, whyExposes) {
+				t.Errorf("the exposing change's why %q", res.Faults[1].Why)
+			}
+		})
+	}
+}

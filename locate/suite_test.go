@@ -36,6 +36,14 @@ var silentFaults = map[string]string{
 	"ordlist 4": "missing",
 }
 
+// exposedFaults are the suite's faults whose store makes no
+// inconsistency appear by itself: a later correct change (a free)
+// exposes it, and fault location must trace back to it and rank it
+// first, with a why that names the exposing change (exposed.go).
+var exposedFaults = map[string]bool{
+	"circlist 4": true,
+}
+
 // suiteSession records testdata/programs/ds/NAME (built with flags) and
 // opens a session with its spec.
 func suiteSession(t *testing.T, name string, flags ...string) *Session {
@@ -184,6 +192,19 @@ func TestSuite(t *testing.T) {
 									}
 								}
 							}
+						}
+					}
+					for _, f := range res.Faults {
+						if strings.Contains(f.Why, whyExposes) && !exposedFaults[fmt.Sprintf("%s %d", name, k)] {
+							t.Errorf("an exposure where none is expected: rank %d, %s:%d: %s", f.Rank, f.File, f.Line, f.Why)
+						}
+					}
+					if exposedFaults[fmt.Sprintf("%s %d", name, k)] {
+						for _, f := range res.Faults {
+							t.Logf("  %d. %s:%d (%s): %s", f.Rank, f.File, f.Line, f.Function, f.Why)
+						}
+						if len(res.Faults) < 2 || int(res.Faults[0].Line) != line || !strings.Contains(res.Faults[0].Why, "exposed") || !strings.Contains(res.Faults[1].Why, whyExposes) {
+							t.Errorf("the exposed faulty line %d is not ranked first above the change that exposed it: %v", line, lines)
 						}
 					}
 					if len(lines) > paperLimit[name] {

@@ -80,7 +80,39 @@ int main(int argc, char **argv) {
 		MGTRACE_CPOINT("lnode");
 		b->next = (struct lnode *)&sink; /* WILD-BREAK */
 		MGTRACE_CPOINT("lnode");
+	} else if (strncmp(mode, "expose-", 7) == 0) {
+		/* (the modes after the original three: see the end of the file) */
+		static struct lnode *volatile g_list, *volatile g_cursor;
+		struct lnode *a = malloc(sizeof *a), *x = malloc(sizeof *x);
+		g_list = a;
+		g_cursor = malloc(sizeof *g_cursor);
+		a->value = 1;
+		x->value = 2;
+		g_cursor->value = 0;
+		a->next = x;
+		x->next = NULL;
+		g_cursor->next = x;
+		MGTRACE_CPOINT("lnode");
+		g_list->next = NULL; /* EXPOSE-UNLINK */
+		MGTRACE_CPOINT("lnode");
+		if (strcmp(mode, "expose-free") == 0) {
+			free(g_cursor); /* EXPOSE-FREE */
+		} else {
+			g_cursor->next = NULL; /* EXPOSE-STORE */
+		}
+		MGTRACE_CPOINT("lnode");
 	}
 	printf("ok %s\n", mode);
 	return 0;
 }
+
+/* More modes (described here so that the lines above keep their numbers,
+   which recorded traces in testdata/traces refer to):
+     expose-free, expose-store
+             a list a -> x and a cursor node c -> x (value 0, held in a
+             global); the list's link a->next is then cleared
+             (EXPOSE-UNLINK): x is reached only through c, which the spec
+             cannot tell from a list link. The correct free of c
+             (EXPOSE-FREE), or the clearing of c's link (EXPOSE-STORE),
+             then leaves x without a predecessor: the change that exposes
+             the unlink. */

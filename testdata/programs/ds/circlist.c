@@ -39,7 +39,11 @@
       node has no predecessor. From op 200.
    3  cl_insert, line 433: the new node points back at p instead of q
       (n->next = p): p and n form a two-node cycle, p has two
-      predecessors, q none. From op 300. */
+      predecessors, q none. From op 300.
+   4  cl_delete: the unlink writes p->next = p->next (p typed for d), the
+      value it holds: nothing changes until the correct free of d, which
+      leaves p's next dangling and d's successor with no predecessor (the
+      free exposes the unlink's fault). From op 400. */
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -220,6 +224,8 @@ cl_delete(int pos)
     } else {
 #if FAULT == 2
         if (count >= 4 && fault_fire(200)) FAULTY(p->next, d->next->next); /* FAULT 2 */ else p->next = d->next;
+#elif FAULT == 4
+        if (fault_fire(400)) FAULTY(p->next, p->next); /* FAULT 4 */ else p->next = d->next;
 #else
         p->next = d->next;
 #endif
