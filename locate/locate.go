@@ -263,8 +263,8 @@ type pending struct {
 }
 
 // Locate finds the first C-point with violations and traces them back to
-// the graph changes that contributed to them (the fault-location paper Algorithm 1 as the
-// research digest corrects it): it rolls the model back one change at a
+// the graph changes that contributed to them (Algorithm 1 of Singh et al.'s fault-location paper, with the
+// corrections docs/locate.md lists): it rolls the model back one change at a
 // time, and for each change that touched a node a pending inconsistency
 // depends on (modification prediction) compares the inconsistency's
 // arguments before and after it. A change that altered them contributed

@@ -2,7 +2,7 @@
 // (package locate) on the data structure suite of the fault-location paper's evaluation
 // (testdata/programs/ds: nine programs, their specs and injected faults),
 // against the design's targets and the paper's figures (the fault-location paper section
-// 6, Table 3; Tables 4.1 and 4.2 of the research digest).
+// 6, Table 3; Tables 4.1 and 4.2 of Singh's dissertation).
 //
 // For each data structure it records the correct build once (seed 1, a
 // base of -base inserts, 1500 by default, then the 500 operations) and

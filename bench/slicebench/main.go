@@ -1,6 +1,6 @@
 // Command slicebench measures backward dynamic slicing (package slice) on
 // recorded runs of about 1 M and 10 M instruction instances, as Singh's dissertation
-// chapter 5 evaluates it (research digest section 3.5): the criteria are
+// chapter 5 evaluates it: the criteria are
 // the last -criteria (5) memory reads of the main thread, criterion #1 the
 // last; each is sliced with the improved algorithm (Algorithm 5) and the
 // baseline (Algorithm 4, DrDebug's list scan), and the speed-up is the
