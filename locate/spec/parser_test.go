@@ -318,7 +318,7 @@ func TestParseTextFoldsCommentsAndSpace(t *testing.T) {
 	}
 }
 
-// The examples of SPEC-LANGUAGE.md and of the seed (digest section 1.9),
+// The examples of the shared dialect and of Singh's dissertation (chapter 2),
 // as written there; the paper's prose lines (`– struct ...`) and the
 // constraint labels (`..(c1)`) are comments here.
 var examples = map[string]string{
