@@ -2,7 +2,6 @@ package lin
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"runtime"
 	"sort"
@@ -304,7 +303,3 @@ func classKey(b []byte, o *Op) []byte {
 	}
 	return b
 }
-
-// errUndecided is returned by the sub-history checks of minimisation when
-// they run out of time.
-var errUndecided = errors.New("undecided")

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 )
 
 // Never is the Return of an operation whose response was never seen, or
@@ -210,34 +211,45 @@ func where(o *Op) string {
 }
 
 // Describe formats the operation for people: "cas(1, 2) -> false",
-// "read() -> [1 2]", "write(3) -> ?" for an unknown or pending output.
-func (o *Op) Describe() string {
-	s := o.Name + "("
-	if o.Key.Kind != Nil {
-		s += o.Key.String()
-		if o.Input.Kind != Nil {
-			s += ", "
-		}
+// "read() -> [1 2]", "read() -> ?" for an unknown output, "write(3)
+// (pending)" for one that may not have taken effect.
+func (o *Op) Describe() string { return o.DescribeAs(true) }
+
+// DescribeAs is Describe, leaving out the output of an operation that has
+// none worth showing when showOutput is false (a model's write).
+func (o *Op) DescribeAs(showOutput bool) string {
+	var b strings.Builder
+	b.WriteString(o.Name)
+	b.WriteByte('(')
+	sep := ""
+	if !o.Key.IsNil() {
+		b.WriteString(o.Key.String())
+		sep = ", "
 	}
 	switch {
 	case o.Input.Kind == List:
-		for i, v := range o.Input.L {
-			if i > 0 {
-				s += ", "
-			}
-			s += v.String()
+		for _, v := range o.Input.L {
+			b.WriteString(sep)
+			b.WriteString(v.String())
+			sep = ", "
 		}
-	case o.Input.Kind != Nil:
-		s += o.Input.String()
+	case !o.Input.IsNil():
+		b.WriteString(sep)
+		b.WriteString(o.Input.String())
 	}
-	s += ")"
+	b.WriteByte(')')
 	switch o.Status {
 	case OK:
-		s += " -> " + o.Output.String()
+		if showOutput {
+			b.WriteString(" -> ")
+			b.WriteString(o.Output.String())
+		}
 	case Unknown:
-		s += " -> ?"
+		if showOutput {
+			b.WriteString(" -> ?")
+		}
 	default:
-		s += " -> ? (" + o.Status.String() + ")"
+		b.WriteString(" (" + o.Status.String() + ")")
 	}
-	return s
+	return b.String()
 }

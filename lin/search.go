@@ -3,7 +3,6 @@ package lin
 import (
 	"cmp"
 	"context"
-	"math/bits"
 	"slices"
 	"time"
 )
@@ -553,15 +552,6 @@ func (s *search) firstReturn() int32 {
 		}
 	}
 	return -1
-}
-
-// popcount counts the operations placed (for tests).
-func (s *search) popcount() int {
-	n := 0
-	for _, w := range s.bits {
-		n += bits.OnesCount64(w)
-	}
-	return n
 }
 
 // table maps configuration keys to the first memo entry of their chain

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -136,7 +137,7 @@ func mib(n int64) string {
 func mdTable(w io.Writer, header []string, rows [][]string, right ...int) {
 	fmt.Fprintf(w, "| %s |\n|", strings.Join(header, " | "))
 	for i := range header {
-		if containsInt(right, i) {
+		if slices.Contains(right, i) {
 			fmt.Fprint(w, "---:|")
 		} else {
 			fmt.Fprint(w, "---|")
@@ -151,15 +152,6 @@ func mdTable(w io.Writer, header []string, rows [][]string, right ...int) {
 		fmt.Fprintf(w, "| %s |\n", strings.Join(cells, " | "))
 	}
 	fmt.Fprintln(w)
-}
-
-func containsInt(xs []int, x int) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }
 
 // suiteGroups splits the suite by model: the etcd logs, then the

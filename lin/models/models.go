@@ -132,41 +132,6 @@ func unknownOp(model string, op *lin.Op) error {
 	return fmt.Errorf("the %s model has no operation %q (it has %s)", model, op.Name, strings.Join(Ops(model), ", "))
 }
 
-// describe formats an operation: the name, the key and input as
-// arguments, and the output unless the operation has none to show.
-func describe(op *lin.Op, showOutput bool) string {
-	var b strings.Builder
-	b.WriteString(op.Name)
-	b.WriteByte('(')
-	sep := ""
-	if !op.Key.IsNil() {
-		b.WriteString(op.Key.String())
-		sep = ", "
-	}
-	switch {
-	case op.Input.Kind == lin.List:
-		for _, v := range op.Input.L {
-			b.WriteString(sep)
-			b.WriteString(v.String())
-			sep = ", "
-		}
-	case !op.Input.IsNil():
-		b.WriteString(sep)
-		b.WriteString(op.Input.String())
-	}
-	b.WriteByte(')')
-	switch op.Status {
-	case lin.OK:
-		if showOutput {
-			b.WriteString(" -> ")
-			b.WriteString(op.Output.String())
-		}
-	case lin.Unknown:
-		if showOutput {
-			b.WriteString(" -> ?")
-		}
-	default:
-		b.WriteString(" (" + op.Status.String() + ")")
-	}
-	return b.String()
-}
+// describe formats an operation, with its output unless showOutput is
+// false.
+func describe(op *lin.Op, showOutput bool) string { return op.DescribeAs(showOutput) }

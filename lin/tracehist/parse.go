@@ -2,6 +2,7 @@ package tracehist
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -454,7 +455,7 @@ func (p *parser) binary(level int) (Expr, *syntaxError) {
 		if err != nil {
 			return nil, err
 		}
-		if t.kind != tPunct || !contains(binaryLevels[level], t.text) {
+		if t.kind != tPunct || !slices.Contains(binaryLevels[level], t.text) {
 			return x, nil
 		}
 		p.next()
@@ -479,15 +480,6 @@ func (p *parser) needOperand(t token) *syntaxError {
 		return &syntaxError{nt.pos, fmt.Sprintf("want an operand after %s", t.text)}
 	}
 	return nil
-}
-
-func contains(l []string, s string) bool {
-	for _, x := range l {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func (p *parser) unary() (Expr, *syntaxError) {
