@@ -334,13 +334,13 @@ func buildCounterexample(p *page, m lin.Model, h *lin.History, res *lin.Result, 
 	return nil
 }
 
-// partitionName names the failing partition by the failing operation's
-// key (the checker's partition key is an encoding of it).
+// partitionName names the failing partition: the models' partition keys
+// are the values' own text (a kv key, a set element).
 func partitionName(cx *lin.Counterexample, fail *lin.Op) string {
 	if fail != nil && !fail.Key.IsNil() {
 		return "key " + fail.Key.String()
 	}
-	return "partition " + strconv.Quote(cx.Partition)
+	return "partition " + cx.Partition
 }
 
 // atCut returns o as the history up to cut sees it: pending when it was
