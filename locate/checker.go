@@ -197,7 +197,7 @@ func (c *checker) ancestors(d []*mnode) []*mnode {
 		if !n.live {
 			continue
 		}
-		for _, r := range c.m.ptrs[n.head] {
+		for r := range c.m.refs(n) {
 			if !seen[r.node] {
 				seen[r.node] = true
 				out = append(out, r.node)
@@ -356,7 +356,7 @@ func (c *checker) candidates(g generator, t *nodeType, en *env, fn func(*mnode) 
 		}
 		ev.read(to)
 		done := map[*mnode]bool{}
-		for _, r := range m.ptrs[to.head] {
+		for r := range m.refs(to) {
 			if r.node.typ == t && !done[r.node] {
 				done[r.node] = true
 				if !fn(r.node) {
@@ -638,7 +638,7 @@ func (c *checker) closesCycle(changed []*mnode) bool {
 				fq = append(fq, v)
 			}
 		})
-		for _, r := range m.ptrs[u.head] {
+		for r := range m.refs(u) {
 			if n := r.node; n.bmark != bwd {
 				n.bmark = bwd
 				hit = hit || n.wmark == fwd
@@ -659,7 +659,7 @@ func (c *checker) closesCycle(changed []*mnode) bool {
 			} else {
 				n := bq[0]
 				bq = bq[1:]
-				for _, r := range m.ptrs[n.head] {
+				for r := range m.refs(n) {
 					if t := r.node; t.bmark != bwd {
 						t.bmark = bwd
 						hit = hit || t.wmark == fwd || t == u

@@ -2,6 +2,7 @@ package locate
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/mgtrace/mgtrace/locate/spec"
@@ -99,6 +100,20 @@ func compile(s *spec.Spec, run *Run) (*program, error) {
 		}
 		p.types = append(p.types, t)
 		p.byName[d.Name] = t
+	}
+	for _, d := range s.Links {
+		t := p.byName[d.Type]
+		if t == nil || t.array {
+			continue
+		}
+		for _, sl := range d.Slots {
+			if sl.Slot < 1 || sl.Slot > len(t.slots) {
+				return nil, fmt.Errorf("%s:%s: LINK slot %d of %s: struct %s has %d field slots", s.File, sl.Pos, sl.Slot, d.Type, d.Type, len(t.slots))
+			}
+			if off := t.slots[sl.Slot-1].Offset; off != 0 && !slices.Contains(t.links, off) {
+				t.links = append(t.links, off)
+			}
+		}
 	}
 	for _, a := range s.Attrs {
 		t := p.byName[a.Type]

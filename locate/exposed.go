@@ -93,7 +93,7 @@ func (s *Session) exposure(t mgbuild.TS) *exposure {
 	}
 	x := &exposure{t: t, pc: s.run.OpPC(t), kind: kind}
 	incoming := 0
-	for _, r := range m.ptrs[n.head] {
+	for r := range m.refs(n) {
 		if !r.node.live || r.node == n {
 			continue
 		}
@@ -116,7 +116,7 @@ func (s *Session) exposure(t mgbuild.TS) *exposure {
 	}
 	for _, y := range removed {
 		only := true
-		for _, r := range m.ptrs[y.head] {
+		for r := range m.refs(y) {
 			if r.node.live && r.node != n {
 				only = false
 				break
@@ -162,7 +162,7 @@ func (s *Session) lastRemoval(y *mnode, t mgbuild.TS) (mgbuild.TS, bool) {
 				return 0, false
 			}
 		case mgbuild.OpEdge:
-			if old, ok := s.m.undo[u]; ok && old == y.head && g.Edges[op.Ref].Value != y.head {
+			if old, ok := s.m.undo[u]; ok && y.isEntry(old) && !y.isEntry(g.Edges[op.Ref].Value) {
 				return u, true
 			}
 		}

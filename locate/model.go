@@ -3,6 +3,7 @@ package locate
 import (
 	"encoding/binary"
 	"fmt"
+	"iter"
 
 	"github.com/mgtrace/mgtrace/locate/spec"
 	"github.com/mgtrace/mgtrace/mgbuild"
@@ -19,6 +20,7 @@ type nodeType struct {
 	slots    []spec.Slot // structures
 	ptrSlots []int       // structures: indexes into slots of the pointer slots
 	size     uint64      // sizeof(struct name) from debug info (0 = unknown)
+	links    []uint64    // LINK slots' offsets (not 0): a pointer to head+off is an edge to the node
 	debug    bool        // the layout came from debug info
 }
 
@@ -97,6 +99,31 @@ func (n *mnode) pointer(p int) uint64 {
 	return binary.LittleEndian.Uint64(n.mem[s.Offset:])
 }
 
+// entries calls fn with each address whose value in a pointer slot makes
+// an edge to n: its head, and for a type with LINK slots, the address of
+// each embedded link.
+func (n *mnode) entries(fn func(a uint64)) {
+	fn(n.head)
+	for _, off := range n.typ.links {
+		if off < uint64(len(n.mem)) {
+			fn(n.head + off)
+		}
+	}
+}
+
+// isEntry reports whether a pointer holding v makes an edge to n.
+func (n *mnode) isEntry(v uint64) bool {
+	if v == n.head {
+		return true
+	}
+	for _, off := range n.typ.links {
+		if off < uint64(len(n.mem)) && v == n.head+off {
+			return true
+		}
+	}
+	return false
+}
+
 // Model is the state of the spec's typed nodes at one moment of a run:
 // which blocks are live, their bytes, and who points to whom. It moves
 // forward and backward one graph change at a time and says which nodes
@@ -111,7 +138,7 @@ type Model struct {
 	t         mgbuild.TS
 	walkGen   uint32               // the current walk's mark
 	tarjanGen uint32               // the current component search's mark
-	heads     map[uint64]*mnode    // live nodes by head address
+	heads     map[uint64]*mnode    // live nodes by head address (and embedded link addresses: mnode.entries)
 	words     map[uint64]*mnode    // live nodes by the 8-byte words they cover
 	ptrs      map[uint64][]slotRef // pointer value -> the live slots holding it
 	byTyp     [][]*mnode           // live nodes per type (unordered; see liveOf)
@@ -241,7 +268,8 @@ func (m *Model) node(id mgbuild.NodeID) *mnode {
 	return nil
 }
 
-// target returns the live typed node headed at v, if any.
+// target returns the live typed node headed at v, or with an embedded
+// link at v, if any.
 func (m *Model) target(v uint64) *mnode {
 	if v == 0 {
 		return nil
@@ -450,7 +478,7 @@ func (m *Model) kill(n *mnode) {
 		return
 	}
 	m.touch(n)
-	for _, r := range m.ptrs[n.head] {
+	for r := range m.refs(n) {
 		m.touch(r.node)
 	}
 	if !n.typ.array {
@@ -462,7 +490,11 @@ func (m *Model) kill(n *mnode) {
 		}
 	}
 	n.live = false
-	delete(m.heads, n.head)
+	n.entries(func(a uint64) {
+		if m.heads[a] == n {
+			delete(m.heads, a)
+		}
+	})
 	for w := n.head &^ 7; w < n.head+uint64(len(n.mem)); w += 8 {
 		if m.words[w] == n {
 			delete(m.words, w)
@@ -484,7 +516,7 @@ func (m *Model) revive(n *mnode) {
 		return
 	}
 	n.live = true
-	m.heads[n.head] = n
+	n.entries(func(a uint64) { m.heads[a] = n })
 	for w := n.head &^ 7; w < n.head+uint64(len(n.mem)); w += 8 {
 		m.words[w] = n
 	}
@@ -498,13 +530,36 @@ func (m *Model) revive(n *mnode) {
 	}
 	m.byTyp[n.typ.idx] = append(m.byTyp[n.typ.idx], n)
 	m.touch(n)
-	for _, r := range m.ptrs[n.head] {
+	for r := range m.refs(n) {
 		m.touch(r.node)
 	}
 }
 
+// refs yields the live pointer slots that make edges into n: those
+// holding its head or, for a type with LINK slots, one of its embedded
+// links' addresses.
+func (m *Model) refs(n *mnode) iter.Seq[slotRef] {
+	return func(yield func(slotRef) bool) {
+		for _, r := range m.ptrs[n.head] {
+			if !yield(r) {
+				return
+			}
+		}
+		for _, off := range n.typ.links {
+			if off >= uint64(len(n.mem)) {
+				continue
+			}
+			for _, r := range m.ptrs[n.head+off] {
+				if !yield(r) {
+					return
+				}
+			}
+		}
+	}
+}
+
 // outEdges calls fn for each edge of n: each pointer slot holding the head
-// of a live typed node.
+// (or an embedded link's address) of a live typed node.
 func (m *Model) outEdges(n *mnode, fn func(to *mnode)) {
 	if n.typ.array {
 		return
@@ -528,7 +583,13 @@ func (m *Model) inDegree(n *mnode) int {
 	if !n.live {
 		return 0
 	}
-	return len(m.ptrs[n.head])
+	d := len(m.ptrs[n.head])
+	for _, off := range n.typ.links {
+		if off < uint64(len(n.mem)) {
+			d += len(m.ptrs[n.head+off])
+		}
+	}
+	return d
 }
 
 // String describes the model briefly (for errors and tests).

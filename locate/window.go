@@ -95,9 +95,10 @@ func (s *Session) windowStores(res *Result, first *PointResult) {
 			mask = 1<<(8*uint(e.Size)) - 1
 		}
 		// A store of the value already there: a store into a field
-		// stored before (the first store into a fresh block finds bytes
-		// the trace never showed).
-		if ok && old&mask == e.Value&mask && !firstStore(g, e.Field, mgbuild.EdgeID(op.Ref)) {
+		// stored before in this block's life (the first store into a
+		// fresh block, even one at a reused address, finds bytes the
+		// trace never showed: an initialisation).
+		if ok && old&mask == e.Value&mask && !firstStore(g, e.Field, mgbuild.EdgeID(op.Ref), s.born(n)) {
 			silent[e.PC] = true
 		}
 		k, ok := idx[e.PC]
@@ -143,8 +144,24 @@ func orStart(label string) string {
 	return "C-point " + label
 }
 
-// firstStore says whether edge id is the first store into its field.
-func firstStore(g *mgbuild.Graph, field uint64, id mgbuild.EdgeID) bool {
+// firstStore says whether edge id is the first store into its field
+// since change born (the birth of the block that holds the field).
+func firstStore(g *mgbuild.Graph, field uint64, id mgbuild.EdgeID, born mgbuild.TS) bool {
 	h := g.FieldHistory(field)
-	return len(h) == 0 || h[0] == id
+	for i, x := range h {
+		if x == id {
+			return i == 0 || g.Edges[h[i-1]].Created < born
+		}
+	}
+	return true
+}
+
+// born returns the change that created n's block (0 when unknown: a
+// RETURNS block's birth is not a graph change, so every earlier store
+// into its field counts).
+func (s *Session) born(n *mnode) mgbuild.TS {
+	if n.site != 0 || int(n.id) > len(s.run.Graph.Nodes) {
+		return 0
+	}
+	return s.run.Graph.Nodes[n.id-1].Created
 }

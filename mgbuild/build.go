@@ -181,7 +181,9 @@ type Builder struct {
 	loader   []span // code of the dynamic loader
 	nfuncs   int    // functions the allocator entries were found among
 	entries  []allocEntry
-	lastCall uint64 // the target of a call whose first block has not run yet
+	lastCall uint64          // the target of a call whose first block has not run yet
+	ntypes   int             // struct types the embedded links were found among
+	links    map[uint64]bool // embedded link offsets (links.go)
 }
 
 // allocEntry is the first instruction of an allocator function.
@@ -665,7 +667,7 @@ func (b *Builder) edge(field, v uint64, size uint8) {
 	if ptr && b.opt.Mode == Agnostic {
 		if nv := NodeID(b.nodes.Find(v)); nv == 0 {
 			b.create(v, v, v+1)
-		} else if g.Nodes[nv-1].Head != v {
+		} else if h := g.Nodes[nv-1].Head; h != v && !(v > h && b.linkOffsets()[v-h]) {
 			b.split(nv, v)
 		}
 	}

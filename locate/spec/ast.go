@@ -22,6 +22,7 @@ type Spec struct {
 	Consts      []*ConstDecl  // named integer constants (CONST NAME = n;)
 	Bindings    []*Binding    // ALLOC statements
 	Frees       []*FreeDecl   // FREE statements (the ends of RETURNS blocks)
+	Links       []*LinkDecl   // LINK statements (embedded links: intrusive structures)
 	CPoints     []*CPoint     // CPOINT statements
 	Attrs       []*AttrDecl   // user attributes, each with its rule
 	Constraints []*Constraint // inter- and intra-node constraints, in file order
@@ -87,6 +88,22 @@ type FreeDecl struct {
 	Pos   Pos
 	Type  string
 	Funcs []Site // function sites (Func set)
+}
+
+// LinkDecl declares embedded links of a structure type: `type LINK n, m;`.
+// A pointer to the start of slot n of a live node of the type (the
+// address of an embedded link struct, as intrusive lists and trees store
+// it: `&task->link`) is an edge to that node, as a pointer to its head is.
+type LinkDecl struct {
+	Pos   Pos
+	Type  string
+	Slots []LinkSlot
+}
+
+// LinkSlot is one slot of a LINK statement, with its position.
+type LinkSlot struct {
+	Pos  Pos
+	Slot int // 1-based, as in X[n]
 }
 
 // CPoint is a CPOINT statement: the entry or exit of a function, or the

@@ -102,6 +102,7 @@ func (c *checker) run() {
 	c.checkAttrs()
 	c.checkBindings()
 	c.checkFrees()
+	c.checkLinks()
 	c.checkCPoints()
 	for _, a := range c.spec.Attrs {
 		if a != nil && a.Rule != nil {
@@ -322,6 +323,38 @@ func (c *checker) checkFrees() {
 				continue
 			}
 			seen[key] = d
+		}
+	}
+}
+
+// checkLinks checks LINK statements: each names a declared structure
+// type and slots within its fields, none named twice for the type.
+func (c *checker) checkLinks() {
+	seen := make(map[string]Pos)
+	for _, d := range c.spec.Links {
+		if d == nil {
+			continue
+		}
+		ti, ok := c.types[d.Type]
+		switch {
+		case !ok:
+			c.errorf(d.Pos, "LINK for undeclared type %s", d.Type)
+			continue
+		case ti.decl.Array:
+			c.errorf(d.Pos, "LINK for ARRAY %s: only a structure type has embedded links", d.Type)
+			continue
+		}
+		for _, sl := range d.Slots {
+			if sl.Slot < 1 || sl.Slot > ti.decl.Fields {
+				c.errorf(sl.Pos, "LINK slot %d of %s: want a slot from 1 to %d", sl.Slot, d.Type, ti.decl.Fields)
+				continue
+			}
+			key := fmt.Sprintf("%s %d", d.Type, sl.Slot)
+			if first, dup := seen[key]; dup {
+				c.errorf(sl.Pos, "LINK slot %d of %s is already declared at %s", sl.Slot, d.Type, first)
+				continue
+			}
+			seen[key] = sl.Pos
 		}
 	}
 }

@@ -2,6 +2,7 @@ package spec
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -27,6 +28,15 @@ func (b *Binding) String() string {
 		sites[i] = s.String()
 	}
 	return fmt.Sprintf("%s ALLOC %s;", b.Type, strings.Join(sites, ", "))
+}
+
+// String formats the statement: `task LINK 3, 5;`.
+func (d *LinkDecl) String() string {
+	slots := make([]string, len(d.Slots))
+	for i, s := range d.Slots {
+		slots[i] = strconv.Itoa(s.Slot)
+	}
+	return fmt.Sprintf("%s LINK %s;", d.Type, strings.Join(slots, ", "))
 }
 
 // String formats the statement: `lnode FREE pool_put;`.
@@ -96,7 +106,7 @@ func writeVars(b *strings.Builder, vars []VarDecl) {
 }
 
 // String formats the whole spec, one statement per line, grouped: types,
-// constants, bindings, FREE statements, C-points, attributes with their rules, then the
+// constants, bindings, FREE statements, LINK statements, C-points, attributes with their rules, then the
 // constraints in order. Parsing the result gives the same spec.
 func (s *Spec) String() string {
 	var b strings.Builder
@@ -110,6 +120,9 @@ func (s *Spec) String() string {
 		fmt.Fprintln(&b, d)
 	}
 	for _, d := range s.Frees {
+		fmt.Fprintln(&b, d)
+	}
+	for _, d := range s.Links {
 		fmt.Fprintln(&b, d)
 	}
 	for _, d := range s.CPoints {

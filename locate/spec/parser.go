@@ -194,6 +194,12 @@ func (p *parser) statement() {
 			p.noDecls()
 			p.binding()
 		case tIdent:
+			if p.peek(1).text == "LINK" && p.peek(2).kind != tSemi {
+				// `type LINK n;` (LINK is a keyword only here, as FREE)
+				p.noDecls()
+				p.linkDecl()
+				break
+			}
 			if p.peek(1).text == "FREE" && p.peek(2).kind != tSemi {
 				// `type FREE f;` (FREE is a keyword only here: `type FREE;`
 				// declares a variable named FREE)
@@ -392,6 +398,27 @@ func (p *parser) freeDecl() {
 	}
 	p.expect(tSemi, `";"`)
 	p.spec.Frees = append(p.spec.Frees, d)
+}
+
+// linkDecl parses `type LINK n, m, ...;`: slot numbers, integer literals
+// or constants declared before.
+func (p *parser) linkDecl() {
+	d := &LinkDecl{Pos: p.tok.pos, Type: p.tok.text}
+	p.next() // the type; LINK is next
+	for {
+		p.next() // consumes LINK or ","
+		pos := p.tok.pos
+		v := p.intValue()
+		if v < 1 || v > math.MaxInt32 {
+			p.fail(pos, "LINK slot %d: slots are numbered from 1", v)
+		}
+		d.Slots = append(d.Slots, LinkSlot{Pos: pos, Slot: int(v)})
+		if p.tok.kind != tComma {
+			break
+		}
+	}
+	p.expect(tSemi, `";"`)
+	p.spec.Links = append(p.spec.Links, d)
 }
 
 // site parses the current raw site token and consumes it.

@@ -641,3 +641,47 @@ FREE.ISROOT;
 		t.Errorf("Check: %v", err)
 	}
 }
+
+// TestLink parses `T LINK n, m;`, the embedded links of intrusive
+// structures, and the variable named LINK it leaves possible.
+func TestLink(t *testing.T) {
+	src := `CONST RB = 4;
+task FIELD 5 EDGE 2;
+task LINK 2, RB;
+task LINK;           // a variable named LINK
+LINK.ISROOT;
+`
+	s, err := Parse("l.spec", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Links) != 1 || s.Links[0].Type != "task" || len(s.Links[0].Slots) != 2 || s.Links[0].Slots[0].Slot != 2 || s.Links[0].Slots[1].Slot != 4 || s.Links[0].Slots[1].Pos != (Pos{3, 14}) {
+		t.Errorf("LINK: %+v", s.Links)
+	}
+	if len(s.Constraints) != 1 || s.Constraints[0].Vars[0].Name != "LINK" {
+		t.Errorf("`task LINK; LINK.ISROOT;` is a constraint with a variable LINK: %+v", s.Constraints)
+	}
+	if !strings.Contains(s.String(), "task LINK 2, 4;\n") {
+		t.Errorf("String:\n%s", s)
+	}
+	s2, err := Parse("s2.spec", []byte(s.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s2.String() != s.String() {
+		t.Errorf("round trip:\n%s\nwant:\n%s", s2, s)
+	}
+	if err := Check(s, nil); err != nil {
+		t.Errorf("Check: %v", err)
+	}
+	for _, bad := range []struct{ src, want string }{
+		{"task LINK 0;", "b.spec:1:11: LINK slot 0: slots are numbered from 1"},
+		{"task LINK x;", `b.spec:1:11: unexpected "x", expected an integer (x is not a constant declared before)`},
+		{"task LINK 2 3;", `b.spec:1:13: unexpected "3", expected ";"`},
+	} {
+		_, err := Parse("b.spec", []byte(bad.src))
+		if err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("Parse(%q) = %v, want %q", bad.src, err, bad.want)
+		}
+	}
+}
