@@ -88,7 +88,7 @@ func (rep *report) commandLine() string {
 func (rep *report) verdicts() []string {
 	var out []string
 	var fullMiss, ratioMiss, locMiss, lineMiss, rankMiss []string
-	var fullN, ratioN, locN int
+	var fullN, ratioN, locN, stmts int
 	for _, r := range rep.rows {
 		if r.checked && rep.cfg.parts[partFull] {
 			fullN++
@@ -104,6 +104,7 @@ func (rep *report) verdicts() []string {
 		}
 		for _, f := range r.faults {
 			locN++
+			stmts += len(f.stmts)
 			if f.locate > locateTarget {
 				locMiss = append(locMiss, fmt.Sprintf("%s FAULT %d %s s", r.s.name, f.k, secs(f.locate)))
 			}
@@ -139,8 +140,23 @@ func (rep *report) verdicts() []string {
 			line += "; not first: " + strings.Join(rankMiss, ", ")
 		}
 		out = append(out, line+".")
+		avg := float64(stmts) / float64(locN)
+		met = "**met**"
+		if avg > 3 {
+			met = "**missed**"
+		}
+		out = append(out, fmt.Sprintf("At most 3 statements reported on average over the faults: %s, %.2f (%d statements for %d faults).", met, avg, stmts, locN))
 	}
 	return out
+}
+
+// paperCell formats a figure of the paper's, or "-" for a program of our
+// own.
+func paperCell(s structure, v float64) string {
+	if s.ours {
+		return "-"
+	}
+	return strconv.FormatFloat(v, 'g', -1, 64)
 }
 
 // rankCell is the FAULT line's rank among the statements, or "not found".
@@ -199,8 +215,8 @@ func (rep *report) markdown() string {
 					ops += fmt.Sprintf(" (%d disagree!)", in.mismatch)
 				}
 			}
-			p("| %s | %s | %s | %s | %s | %g | %s | %s | %s | %s | %s | %s | %s |\n", r.s.name, results.Group(uint64(r.points)), results.Group(uint64(r.nodes)),
-				secs(r.load), full, r.s.paperMatchMS, rc, fs, ratio, minR, ev, ch, ops)
+			p("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", r.s.name, results.Group(uint64(r.points)), results.Group(uint64(r.nodes)),
+				secs(r.load), full, paperCell(r.s, r.s.paperMatchMS), rc, fs, ratio, minR, ev, ch, ops)
 		}
 		p("\n")
 	}
@@ -218,8 +234,8 @@ func (rep *report) markdown() string {
 				if f.pending > 0 {
 					stmts += fmt.Sprintf(" (%d still pending)", f.pending)
 				}
-				p("| %s | %d | %d | %d | %s | %s | %d | %s | %s | %g | %d / %d | %d | %s | %s | %s |\n", r.s.name, f.k, f.line, f.fired, f.exit, point, f.viol,
-					secs(f.check), loc, r.s.paperLocateS, f.steps, f.examined, len(f.stmts), stmts, rankCell(f), tarantulaCell(f.tarantula))
+				p("| %s | %d | %d | %d | %s | %s | %d | %s | %s | %s | %d / %d | %d | %s | %s | %s |\n", r.s.name, f.k, f.line, f.fired, f.exit, point, f.viol,
+					secs(f.check), loc, paperCell(r.s, r.s.paperLocateS), f.steps, f.examined, len(f.stmts), stmts, rankCell(f), tarantulaCell(f.tarantula))
 			}
 		}
 		p("\n")
@@ -227,7 +243,7 @@ func (rep *report) markdown() string {
 		p("| structure | located (most over its faults) | paper: Ours | Tarantula worst (most over its faults) | Tarantula best | paper: Tarantula |\n")
 		p("|---|---:|---:|---:|---:|---:|\n")
 		for _, r := range rep.rows {
-			if len(r.faults) == 0 {
+			if len(r.faults) == 0 || r.s.ours {
 				continue
 			}
 			ours, worst, best := 0, 0, 0
