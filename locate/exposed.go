@@ -47,7 +47,9 @@ type precondition struct {
 //   - when n has no such edge (n was unlinked), n's edges that are the
 //     last edges into their targets: for each such target x, the latest
 //     earlier store that removed an edge into x (its old value x), which
-//     left x reachable only through n.
+//     left x reachable only through n; when no store ever did (x was only
+//     ever reached through n), the store that unlinked n, which left x
+//     under a dead node instead of moving its edge.
 //
 // A store into a field of an unlinked node n (no live node points to it:
 // an overwrite of a dead field) that removes the last edge into its old
@@ -114,6 +116,7 @@ func (s *Session) exposure(t mgbuild.TS) *exposure {
 	if incoming > 0 {
 		return x // n is still linked: its removed edges are not the last way to their targets
 	}
+	unlinked := false // the unlink of n is a precondition already
 	for _, y := range removed {
 		only := true
 		for r := range m.refs(y) {
@@ -127,6 +130,23 @@ func (s *Session) exposure(t mgbuild.TS) *exposure {
 		}
 		u, ok := s.lastRemoval(y, t)
 		if !ok {
+			// y was never reached but through n: the change that
+			// unlinked n (removed the last edge into it) left y under a
+			// dead node, where it should have moved y's edge elsewhere
+			// (a delete that forgets to relink the child it replaces n
+			// with).
+			if unlinked {
+				continue
+			}
+			if u, ok = s.lastRemoval(n, t); !ok {
+				continue
+			}
+			unlinked = true
+			op := s.describeOp(u)
+			op.ExposedBy = uint32(t)
+			x.pre = append(x.pre, precondition{op: *op, pc: s.run.OpPC(u), loc: s.stmtFault(s.run.OpPC(u)), why: fmt.Sprintf(
+				"removed the last edge into node %d (timestamp %d) while that node still held the only edge into node %d, whose %s at timestamp %d exposed it",
+				n.id, u, y.id, x.kind, t)})
 			continue
 		}
 		op := s.describeOp(u)
