@@ -1,6 +1,8 @@
 package locate
 
 import (
+	"math"
+
 	"github.com/mgtrace/mgtrace/locate/spec"
 )
 
@@ -32,6 +34,7 @@ const (
 	argPath
 	argAttr
 	argLive
+	argAgg // the value of a count or sum (i: the aggregate's number)
 )
 
 // arg is one value a constraint check read: the check's "arguments" of
@@ -113,9 +116,10 @@ type evaluator struct {
 	reachPrevVer uint64
 	reachPrev    map[reachKey]*reachSet
 
-	types map[string]*nodeType   // by name, for aggregates
-	inAgg int                    // >0 inside an aggregate: paths use the reachability cache
-	vias  map[*spec.Binary][]int // the chosen slots of connections, converted
+	types  map[string]*nodeType      // by name, for aggregates
+	inAgg  int                       // >0 inside an aggregate: paths use the reachability cache
+	vias   map[*spec.Binary][]int    // the chosen slots of connections, converted
+	aggIDs map[*spec.Aggregate]int64 // argAgg keys
 }
 
 // reachKey is a source and a chosen-slot list (viaKey).
@@ -273,12 +277,43 @@ func (ev *evaluator) aggregate(x *spec.Aggregate, en *env) val {
 	}
 	inner := &env{names: append(append([]string(nil), en.names...), x.Var.Name), nodes: append(append([]*mnode(nil), en.nodes...), nil), loop: en.loop, i: en.i}
 	k := len(inner.nodes) - 1
+	// The aggregate's argument (fault location's) is its value: a change
+	// matters to it when it changes the count or the sum, not when it
+	// changes a node the condition rejects before and after.
+	record := ev.record
+	ev.record = false
 	ev.inAgg++
-	defer func() { ev.inAgg-- }()
+	v, ok := ev.aggValue(x, t, inner, k)
+	ev.inAgg--
+	ev.record = record
+	id := ev.aggID(x)
+	if !ok {
+		ev.note(argAgg, nil, nil, id, math.MinInt64)
+		return val{}
+	}
+	ev.note(argAgg, nil, nil, id, v)
+	return val{k: vNum, n: v}
+}
+
+// aggID numbers the aggregates of the spec as the evaluator meets them.
+func (ev *evaluator) aggID(x *spec.Aggregate) int64 {
+	if ev.aggIDs == nil {
+		ev.aggIDs = make(map[*spec.Aggregate]int64)
+	}
+	id, ok := ev.aggIDs[x]
+	if !ok {
+		id = int64(len(ev.aggIDs) + 1)
+		ev.aggIDs[x] = id
+	}
+	return id
+}
+
+// aggValue computes an aggregate over the live nodes of t, bound to
+// variable k of inner; false when a summed value is undefined.
+func (ev *evaluator) aggValue(x *spec.Aggregate, t *nodeType, inner *env, k int) (int64, bool) {
 	var total int64
 	for _, n := range ev.m.byTyp[t.idx] {
 		ev.read(n)
-		ev.note(argLive, n, nil, 0, 1)
 		inner.nodes[k] = n
 		if x.Cond != nil && !ev.truth(x.Cond, inner) {
 			continue
@@ -292,11 +327,11 @@ func (ev *evaluator) aggregate(x *spec.Aggregate, en *env) val {
 			v = val{k: vNum, n: v.n}
 		}
 		if v.k != vNum {
-			return val{}
+			return 0, false
 		}
 		total += v.n
 	}
-	return val{k: vNum, n: total}
+	return total, true
 }
 
 // vertex evaluates an expression that names a node (nil: the NULL vertex

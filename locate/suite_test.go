@@ -26,6 +26,11 @@ var paperLimit = map[string]int{
 	// has no row for it, and 3 is our own bound. bench/locatebench keeps
 	// to the paper's nine and leaves it out.
 	"poollist": 3,
+	// chash, prbtree and hdrlist (structures of real C libraries, whose
+	// specs need the language's forms for real code: array slots as
+	// edges, count and sum, connections over chosen slots, % and &) are
+	// ours too, with our own bound of 3.
+	"chash": 3,
 }
 
 // silentFaults are the suite's faults that change nothing the graph sees
