@@ -75,10 +75,10 @@ type checker struct {
 
 func newChecker(p *program, m *Model) *checker {
 	c := &checker{
-		p: p, m: m, ev: newEvaluator(m, p.consts, p.attrs),
+		p: p, m: m, ev: newEvaluator(m, p.consts, p.attrs, p.byName),
 		readers: make(map[*mnode][]reader), roots: make(map[*mnode][]*instance),
 		acyclic: make(map[*constraint]bool), oob: make(map[*constraint]bool),
-		probe: newEvaluator(m, p.consts, p.attrs),
+		probe: newEvaluator(m, p.consts, p.attrs, p.byName),
 	}
 	c.probe.cacheReach = true
 	return c
@@ -94,7 +94,9 @@ func (c *checker) full() {
 	c.ev.memo = make(map[attrKey]*attrCell)
 	c.acyclic = make(map[*constraint]bool)
 	for _, con := range c.p.cons {
-		if con.acyclic || con.strong {
+		if con.acyclic || con.strong || len(con.univ) == 0 {
+			// global: the acyclicity patterns, and constraints whose only
+			// universal quantifiers are aggregates'
 			in := &instance{con: con, all: true, inGlobal: true}
 			c.global = append(c.global, in)
 			c.evaluate(in)
@@ -159,7 +161,7 @@ func (c *checker) update() []*instance {
 		}
 		if n.live {
 			for _, con := range c.p.cons {
-				if !con.acyclic && !con.strong && con.vars[con.univ[0]].typ == n.typ {
+				if !con.acyclic && !con.strong && len(con.univ) > 0 && con.vars[con.univ[0]].typ == n.typ {
 					add(c.rootInstance(con, n))
 				}
 			}
@@ -232,6 +234,7 @@ func (c *checker) evaluate(in *instance) {
 		in.viol = c.unreachable(in.con)
 	default:
 		in.viol, in.all = c.enumerate(in.con, in.root, in.viol)
+		in.all = in.all || in.con.agg
 	}
 	c.nviol += len(in.viol)
 	if in.all && in.root != nil {
@@ -334,7 +337,7 @@ func (c *checker) candidates(g generator, t *nodeType, en *env, fn func(*mnode) 
 		ev.read(from)
 		var seen [8]*mnode
 		k := 0
-		m.outEdges(from, func(n *mnode) {
+		m.outEdgesVia(from, g.via, func(n *mnode) {
 			if n.typ != t {
 				return
 			}
@@ -356,21 +359,20 @@ func (c *checker) candidates(g generator, t *nodeType, en *env, fn func(*mnode) 
 		}
 		ev.read(to)
 		done := map[*mnode]bool{}
-		for r := range m.refs(to) {
-			if r.node.typ == t && !done[r.node] {
-				done[r.node] = true
-				if !fn(r.node) {
-					return
-				}
+		stop := false
+		m.inEdgesVia(to, g.via, func(from *mnode) {
+			if !stop && from.typ == t && !done[from] {
+				done[from] = true
+				stop = !fn(from)
 			}
-		}
+		})
 	case genPath:
 		from := en.nodes[g.from]
 		if from == nil {
 			return
 		}
 		var list []*mnode
-		ev.walk(from, func(n *mnode) bool {
+		ev.walkVia(from, g.via, func(n *mnode) bool {
 			if n.typ == t {
 				list = append(list, n)
 			}
@@ -486,11 +488,11 @@ func isExist(con *constraint, k int) bool {
 func (c *checker) cycles(con *constraint) []*Inconsistency {
 	m := c.m
 	tx, ty := con.vars[con.univ[0]].typ, con.vars[con.univ[1]].typ
-	if c.inUpdate && c.acyclic[con] && !c.closesCycle(c.direct) {
+	if c.inUpdate && c.acyclic[con] && !c.closesCycle(c.direct, con.via) {
 		return nil // still acyclic: removing edges or nodes makes no cycle, and no new edge closes one
 	}
 	// Every live typed node is read: a global instance.
-	sccs := c.scc()
+	sccs := c.scc(con.via)
 	var out []*Inconsistency
 	const maxPairs = 10000
 	for _, comp := range sccs { // scc gives only components with a cycle (a self-loop for one node)
@@ -506,7 +508,7 @@ func (c *checker) cycles(con *constraint) []*Inconsistency {
 			if con.edgeGuard {
 				// X -> Y => Y !~> X: the edges inside the component.
 				var ys []*mnode
-				m.outEdges(x, func(y *mnode) {
+				m.outEdgesVia(x, con.via, func(y *mnode) {
 					if y.typ == ty && comps[y] && !containsNode(ys, y) {
 						ys = append(ys, y)
 					}
@@ -537,7 +539,7 @@ func (c *checker) cycles(con *constraint) []*Inconsistency {
 func (c *checker) unreachable(con *constraint) []*Inconsistency {
 	m := c.m
 	tx, ty := con.vars[con.univ[0]].typ, con.vars[con.univ[1]].typ
-	comps := c.components()
+	comps := c.components(nil)
 	if len(comps.list) == 1 && comps.cyclic[0] {
 		return nil // one component with a cycle: everything reaches everything
 	}
@@ -589,9 +591,9 @@ type componentSet struct {
 	cyclic []bool // the component holds a cycle (two nodes or more, or a self-loop)
 }
 
-func (c *checker) components() componentSet {
+func (c *checker) components(via []int) componentSet {
 	cs := componentSet{of: make(map[*mnode]int)}
-	c.tarjan(func(comp []*mnode, cyclic bool) {
+	c.tarjan(via, func(comp []*mnode, cyclic bool) {
 		for _, n := range comp {
 			cs.of[n] = len(cs.list)
 		}
@@ -611,8 +613,9 @@ func containsNode(l []*mnode, n *mnode) bool {
 }
 
 // closesCycle says whether an edge out of one of the changed nodes leads
-// back to that node.
-func (c *checker) closesCycle(changed []*mnode) bool {
+// back to that node (over the edges through the field slots via; nil:
+// all).
+func (c *checker) closesCycle(changed []*mnode, via []int) bool {
 	// u is on a cycle when u can be reached from u: a search forward from
 	// u's successors and one backward from u's predecessors, each
 	// expanding one node in turn, meet. Whichever side runs out first
@@ -629,7 +632,7 @@ func (c *checker) closesCycle(changed []*mnode) bool {
 		bwd := m.walkGen
 		var fq, bq []*mnode
 		hit := false
-		m.outEdges(u, func(v *mnode) {
+		m.outEdgesVia(u, via, func(v *mnode) {
 			if v == u {
 				hit = true
 			}
@@ -638,18 +641,18 @@ func (c *checker) closesCycle(changed []*mnode) bool {
 				fq = append(fq, v)
 			}
 		})
-		for r := range m.refs(u) {
-			if n := r.node; n.bmark != bwd {
+		m.inEdgesVia(u, via, func(n *mnode) {
+			if n.bmark != bwd {
 				n.bmark = bwd
 				hit = hit || n.wmark == fwd
 				bq = append(bq, n)
 			}
-		}
+		})
 		for !hit && len(fq) > 0 && len(bq) > 0 {
 			if len(fq) <= len(bq) {
 				n := fq[0]
 				fq = fq[1:]
-				m.outEdges(n, func(t *mnode) {
+				m.outEdgesVia(n, via, func(t *mnode) {
 					if t.wmark != fwd {
 						t.wmark = fwd
 						hit = hit || t.bmark == bwd || t == u
@@ -659,13 +662,13 @@ func (c *checker) closesCycle(changed []*mnode) bool {
 			} else {
 				n := bq[0]
 				bq = bq[1:]
-				for r := range m.refs(n) {
-					if t := r.node; t.bmark != bwd {
+				m.inEdgesVia(n, via, func(t *mnode) {
+					if t.bmark != bwd {
 						t.bmark = bwd
 						hit = hit || t.wmark == fwd || t == u
 						bq = append(bq, t)
 					}
-				}
+				})
 			}
 		}
 		if hit {
@@ -676,10 +679,11 @@ func (c *checker) closesCycle(changed []*mnode) bool {
 }
 
 // scc returns the strongly connected components of the live typed nodes
-// that hold a cycle.
-func (c *checker) scc() [][]*mnode {
+// that hold a cycle (over the edges through the field slots via; nil:
+// all).
+func (c *checker) scc(via []int) [][]*mnode {
 	var out [][]*mnode
-	c.tarjan(func(comp []*mnode, cyclic bool) {
+	c.tarjan(via, func(comp []*mnode, cyclic bool) {
 		if cyclic {
 			out = append(out, comp)
 		}
@@ -688,8 +692,9 @@ func (c *checker) scc() [][]*mnode {
 }
 
 // tarjan calls fn with each strongly connected component of the live
-// typed nodes, sinks first, and whether it holds a cycle.
-func (c *checker) tarjan(fn func(comp []*mnode, cyclic bool)) {
+// typed nodes (over the edges through the field slots via; nil: all),
+// sinks first, and whether it holds a cycle.
+func (c *checker) tarjan(via []int, fn func(comp []*mnode, cyclic bool)) {
 	m := c.m
 	// Node fields hold the search's state (tgen says which search set
 	// them): no maps, as this runs after every change for some specs.
@@ -706,7 +711,7 @@ func (c *checker) tarjan(fn func(comp []*mnode, cyclic bool)) {
 	var succBuf []*mnode
 	succs := func(n *mnode) []*mnode {
 		start := len(succBuf)
-		m.outEdges(n, func(t *mnode) { succBuf = append(succBuf, t) })
+		m.outEdgesVia(n, via, func(t *mnode) { succBuf = append(succBuf, t) })
 		return succBuf[start:len(succBuf):len(succBuf)]
 	}
 	enter := func(n *mnode) {
@@ -757,7 +762,7 @@ func (c *checker) tarjan(fn func(comp []*mnode, cyclic bool)) {
 				}
 				cyclic := len(comp) > 1
 				if !cyclic {
-					m.outEdges(n, func(t *mnode) {
+					m.outEdgesVia(n, via, func(t *mnode) {
 						if t == n {
 							cyclic = true
 						}

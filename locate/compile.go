@@ -27,6 +27,20 @@ type generator struct {
 	kind genKind
 	from int
 	slot spec.Expr
+	via  []int // genOut, genIn, genPath: the chosen field slots (0-based; nil: all)
+}
+
+// viaSlots converts a connection's chosen slots to 0-based field slots
+// (nil: every pointer slot).
+func viaSlots(via []*spec.Int) []int {
+	if via == nil {
+		return nil
+	}
+	out := make([]int, 0, len(via))
+	for _, n := range via {
+		out = append(out, int(n.Value-1))
+	}
+	return out
 }
 
 // cvar is a constraint variable.
@@ -44,10 +58,15 @@ type constraint struct {
 	ugen      []generator
 	exist     []int
 	egen      []generator
-	acyclic   bool // X ~> Y => Y !~> X: evaluated with strongly connected components
-	edgeGuard bool // the acyclicity pattern's guard is X -> Y (only pairs with an edge)
-	strong    bool // X ~> Y with no guard (every node reaches every node): likewise
-	types     map[*nodeType]bool
+	acyclic   bool  // X ~> Y => Y !~> X: evaluated with strongly connected components
+	edgeGuard bool  // the acyclicity pattern's guard is X -> Y (only pairs with an edge)
+	strong    bool  // X ~> Y with no guard (every node reaches every node): likewise
+	via       []int // acyclic: the chosen field slots of its connections (0-based; nil: all)
+	// agg: the constraint holds a count or a sum, which read every live
+	// node of their types: its instances are re-evaluated whenever a node
+	// of one of con.types changes, is born or dies.
+	agg   bool
+	types map[*nodeType]bool // the types of its variables and of its aggregates' variables
 }
 
 // program is a spec compiled against one run.
@@ -74,7 +93,7 @@ func compile(s *spec.Spec, run *Run) (*program, error) {
 		bound[b.Type] = true
 	}
 	for i, d := range s.Types {
-		t := &nodeType{idx: i, name: d.Name, decl: d, array: d.Array, slotSize: d.SlotSize}
+		t := &nodeType{idx: i, name: d.Name, decl: d, array: d.Array, slotSize: d.SlotSize, edgeArray: d.Array && d.EdgeSlots && d.SlotSize == 8}
 		if t.array && t.slotSize == 0 {
 			t.slotSize = 4
 		}
@@ -236,7 +255,33 @@ func uses(e spec.Expr, vars map[string]bool) {
 		uses(x.Cond, vars)
 		uses(x.Then, vars)
 		uses(x.Else, vars)
+	case *spec.Aggregate:
+		inner := make(map[string]bool)
+		uses(x.Cond, inner)
+		uses(x.Value, inner)
+		delete(inner, x.Var.Name)
+		for v := range inner {
+			vars[v] = true
+		}
 	}
+}
+
+// sameSlots says whether two chosen-slot lists name the same slots.
+func sameSlots(a, b []int) bool {
+	if (a == nil) != (b == nil) {
+		return false
+	}
+	for _, x := range a {
+		if !slices.Contains(b, x) {
+			return false
+		}
+	}
+	for _, x := range b {
+		if !slices.Contains(a, x) {
+			return false
+		}
+	}
+	return true
 }
 
 func identName(e spec.Expr) string {
@@ -264,6 +309,27 @@ func (p *program) plan(i int, c *spec.Constraint) (*constraint, error) {
 		con.vars = append(con.vars, cvar{v.Name, t})
 		con.types[t] = true
 	}
+	var aggErr error
+	for _, e := range []spec.Expr{c.Guard, c.Body} {
+		spec.Walk(e, func(x spec.Expr) bool {
+			if a, ok := x.(*spec.Aggregate); ok {
+				t := p.byName[a.Var.Type]
+				if t == nil {
+					aggErr = fmt.Errorf("constraint %d: unknown type %s", c.Index, a.Var.Type)
+					return false
+				}
+				con.agg = true
+				con.types[t] = true
+			}
+			return true
+		})
+	}
+	if aggErr != nil {
+		return nil, aggErr
+	}
+	if len(con.vars) == 0 && !con.agg {
+		return nil, fmt.Errorf("constraint %d declares no variable and has no aggregate", c.Index)
+	}
 	inGuard := make(map[string]bool)
 	if c.Guard != nil {
 		uses(c.Guard, inGuard)
@@ -276,12 +342,14 @@ func (p *program) plan(i int, c *spec.Constraint) (*constraint, error) {
 			exist = append(exist, k)
 		}
 	}
-	// The acyclicity pattern: X ~> Y => Y !~> X, or X -> Y => Y !~> X.
+	// The acyclicity pattern: X ~> Y => Y !~> X, or X -> Y => Y !~> X,
+	// over every pointer slot or over the same chosen ones.
 	if g, ok := c.Guard.(*spec.Binary); ok && (g.Op == spec.OpPath || g.Op == spec.OpEdge) && len(con.vars) == 2 && c.Range == nil {
-		if b, ok := c.Body.(*spec.Binary); ok && b.Op == spec.OpNoPath {
+		if b, ok := c.Body.(*spec.Binary); ok && b.Op == spec.OpNoPath && sameSlots(viaSlots(g.Via), viaSlots(b.Via)) {
 			x, y := identName(g.L), identName(g.R)
 			if x != "" && y != "" && x != y && identName(b.L) == y && identName(b.R) == x {
 				con.acyclic = true
+				con.via = viaSlots(g.Via)
 				con.edgeGuard = g.Op == spec.OpEdge
 				con.univ = []int{index[x], index[y]}
 				return con, nil
@@ -289,7 +357,7 @@ func (p *program) plan(i int, c *spec.Constraint) (*constraint, error) {
 		}
 	}
 	// Every node reaches every node.
-	if b, ok := c.Body.(*spec.Binary); ok && c.Guard == nil && c.Range == nil && b.Op == spec.OpPath && len(con.vars) == 2 {
+	if b, ok := c.Body.(*spec.Binary); ok && c.Guard == nil && c.Range == nil && b.Op == spec.OpPath && b.Via == nil && len(con.vars) == 2 {
 		x, y := identName(b.L), identName(b.R)
 		if x != "" && y != "" && x != y {
 			con.strong = true
@@ -349,14 +417,14 @@ func findGen(v int, bound map[int]bool, conj []spec.Expr, index map[string]int) 
 		switch b.Op {
 		case spec.OpEdge:
 			if lok && rok && r == v && bound[l] {
-				return generator{kind: genOut, from: l}, true
+				return generator{kind: genOut, from: l, via: viaSlots(b.Via)}, true
 			}
 			if lok && rok && l == v && bound[r] {
-				return generator{kind: genIn, from: r}, true
+				return generator{kind: genIn, from: r, via: viaSlots(b.Via)}, true
 			}
 		case spec.OpPath:
 			if lok && rok && r == v && bound[l] {
-				return generator{kind: genPath, from: l}, true
+				return generator{kind: genPath, from: l, via: viaSlots(b.Via)}, true
 			}
 		case spec.OpEq:
 			for _, side := range [2][2]spec.Expr{{b.L, b.R}, {b.R, b.L}} {

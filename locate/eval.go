@@ -1,6 +1,8 @@
 package locate
 
 import (
+	"math"
+
 	"github.com/mgtrace/mgtrace/locate/spec"
 )
 
@@ -32,6 +34,7 @@ const (
 	argPath
 	argAttr
 	argLive
+	argAgg // the value of a count or sum (i: the aggregate's number)
 )
 
 // arg is one value a constraint check read: the check's "arguments" of
@@ -109,9 +112,20 @@ type evaluator struct {
 	// path questions about one state).
 	cacheReach   bool
 	reachVer     uint64
-	reach        map[*mnode]*reachSet
+	reach        map[reachKey]*reachSet
 	reachPrevVer uint64
-	reachPrev    map[*mnode]*reachSet
+	reachPrev    map[reachKey]*reachSet
+
+	types  map[string]*nodeType      // by name, for aggregates
+	inAgg  int                       // >0 inside an aggregate: paths use the reachability cache
+	vias   map[*spec.Binary][]int    // the chosen slots of connections, converted
+	aggIDs map[*spec.Aggregate]int64 // argAgg keys
+}
+
+// reachKey is a source and a chosen-slot list (viaKey).
+type reachKey struct {
+	n   *mnode
+	via string
 }
 
 // reachSet is the nodes reachable from one node, in visiting order.
@@ -122,8 +136,8 @@ type reachSet struct {
 
 func (rs *reachSet) has(n *mnode) bool { return rs.set[n.idx/64]&(1<<(n.idx%64)) != 0 }
 
-func newEvaluator(m *Model, consts map[string]int64, attrs map[string][]*attrDef) *evaluator {
-	return &evaluator{m: m, consts: consts, attrs: attrs, memo: make(map[attrKey]*attrCell), rmark: make(map[*mnode]uint32)}
+func newEvaluator(m *Model, consts map[string]int64, attrs map[string][]*attrDef, types map[string]*nodeType) *evaluator {
+	return &evaluator{m: m, consts: consts, attrs: attrs, types: types, memo: make(map[attrKey]*attrCell), rmark: make(map[*mnode]uint32)}
 }
 
 // startReads begins a new read set.
@@ -224,6 +238,8 @@ func (ev *evaluator) eval(e spec.Expr, en *env) val {
 			return val{}
 		case x.Op == spec.OpNeg:
 			return val{k: vNum, n: -v.n}
+		case x.Op == spec.OpCompl:
+			return val{k: vNum, n: ^v.n}
 		case x.Op == spec.OpAbs:
 			if v.n < 0 {
 				return val{k: vNum, n: -v.n}
@@ -244,8 +260,78 @@ func (ev *evaluator) eval(e spec.Expr, en *env) val {
 		return ev.eval(x.Else, en)
 	case *spec.Binary:
 		return ev.binary(x, en)
+	case *spec.Aggregate:
+		return ev.aggregate(x, en)
 	}
 	return val{}
+}
+
+// aggregate evaluates count(T V [: cond]) or sum(T V [: cond], e) over
+// the live nodes of T, each read. A sum of an undefined value is
+// undefined. Paths inside it are answered from a reachability cache of
+// the model's moment (one walk per source, not one per node).
+func (ev *evaluator) aggregate(x *spec.Aggregate, en *env) val {
+	t := ev.types[x.Var.Type]
+	if t == nil {
+		return val{}
+	}
+	inner := &env{names: append(append([]string(nil), en.names...), x.Var.Name), nodes: append(append([]*mnode(nil), en.nodes...), nil), loop: en.loop, i: en.i}
+	k := len(inner.nodes) - 1
+	// The aggregate's argument (fault location's) is its value: a change
+	// matters to it when it changes the count or the sum, not when it
+	// changes a node the condition rejects before and after.
+	record := ev.record
+	ev.record = false
+	ev.inAgg++
+	v, ok := ev.aggValue(x, t, inner, k)
+	ev.inAgg--
+	ev.record = record
+	id := ev.aggID(x)
+	if !ok {
+		ev.note(argAgg, nil, nil, id, math.MinInt64)
+		return val{}
+	}
+	ev.note(argAgg, nil, nil, id, v)
+	return val{k: vNum, n: v}
+}
+
+// aggID numbers the aggregates of the spec as the evaluator meets them.
+func (ev *evaluator) aggID(x *spec.Aggregate) int64 {
+	if ev.aggIDs == nil {
+		ev.aggIDs = make(map[*spec.Aggregate]int64)
+	}
+	id, ok := ev.aggIDs[x]
+	if !ok {
+		id = int64(len(ev.aggIDs) + 1)
+		ev.aggIDs[x] = id
+	}
+	return id
+}
+
+// aggValue computes an aggregate over the live nodes of t, bound to
+// variable k of inner; false when a summed value is undefined.
+func (ev *evaluator) aggValue(x *spec.Aggregate, t *nodeType, inner *env, k int) (int64, bool) {
+	var total int64
+	for _, n := range ev.m.byTyp[t.idx] {
+		ev.read(n)
+		inner.nodes[k] = n
+		if x.Cond != nil && !ev.truth(x.Cond, inner) {
+			continue
+		}
+		if x.Kind == spec.AggCount {
+			total++
+			continue
+		}
+		v := ev.eval(x.Value, inner)
+		if v.k == vNode {
+			v = val{k: vNum, n: v.n}
+		}
+		if v.k != vNum {
+			return 0, false
+		}
+		total += v.n
+	}
+	return total, true
 }
 
 // vertex evaluates an expression that names a node (nil: the NULL vertex
@@ -272,14 +358,14 @@ func (ev *evaluator) binary(x *spec.Binary, en *env) val {
 		return val{k: vBool, n: b2i(ev.truth(x.R, en))}
 	case spec.OpEdge, spec.OpNoEdge:
 		a, b := ev.vertex(x.L, en), ev.vertex(x.R, en)
-		has := ev.edge(a, b)
+		has := ev.edge(a, b, ev.via(x))
 		if x.Op == spec.OpNoEdge {
 			has = !has
 		}
 		return val{k: vBool, n: b2i(has)}
 	case spec.OpPath, spec.OpNoPath:
 		a, b := ev.vertex(x.L, en), ev.vertex(x.R, en)
-		has := ev.path(a, b)
+		has := ev.path(a, b, ev.via(x))
 		if x.Op == spec.OpNoPath {
 			has = !has
 		}
@@ -287,7 +373,7 @@ func (ev *evaluator) binary(x *spec.Binary, en *env) val {
 	}
 	l, r := ev.eval(x.L, en), ev.eval(x.R, en)
 	switch x.Op {
-	case spec.OpAdd, spec.OpSub, spec.OpMul, spec.OpDiv:
+	case spec.OpAdd, spec.OpSub, spec.OpMul, spec.OpDiv, spec.OpMod, spec.OpBitAnd:
 		if l.k == vNode {
 			l = val{k: vNum, n: l.n}
 		}
@@ -304,6 +390,16 @@ func (ev *evaluator) binary(x *spec.Binary, en *env) val {
 			return val{k: vNum, n: l.n - r.n}
 		case spec.OpMul:
 			return val{k: vNum, n: l.n * r.n}
+		case spec.OpBitAnd:
+			return val{k: vNum, n: l.n & r.n}
+		case spec.OpMod:
+			if r.n == 0 {
+				return val{}
+			}
+			if r.n == -1 {
+				return val{k: vNum} // also for the most negative l
+			}
+			return val{k: vNum, n: l.n % r.n}
 		default:
 			if r.n == 0 || (l.n == -1<<63 && r.n == -1) {
 				return val{}
@@ -361,15 +457,62 @@ func (ev *evaluator) binary(x *spec.Binary, en *env) val {
 	return val{k: vBool, n: b2i(ok)}
 }
 
-// edge says whether a has a pointer slot holding b's head.
-func (ev *evaluator) edge(a, b *mnode) bool {
+// via returns the chosen field slots of a connection (0-based; nil:
+// every pointer slot), converted once per expression.
+func (ev *evaluator) via(x *spec.Binary) []int {
+	if x.Via == nil {
+		return nil
+	}
+	if v, ok := ev.vias[x]; ok {
+		return v
+	}
+	if ev.vias == nil {
+		ev.vias = make(map[*spec.Binary][]int)
+	}
+	v := viaSlots(x.Via)
+	ev.vias[x] = v
+	return v
+}
+
+// viaArg tells apart, in an argument's key, paths over different
+// chosen slots (0: every pointer slot).
+func viaArg(via []int) int64 {
+	var v int64
+	for _, f := range via {
+		if f >= 0 && f < 62 {
+			v |= 1 << f
+		} else {
+			v ^= int64(f+1) * 0x1e3779b97f4a7c15
+		}
+	}
+	if via != nil && v == 0 {
+		v = -1
+	}
+	return v
+}
+
+// viaKey identifies a chosen-slot list in the reachability cache.
+func viaKey(via []int) string {
+	if via == nil {
+		return ""
+	}
+	b := make([]byte, 0, 4*len(via))
+	for _, f := range via {
+		b = append(b, byte(f>>24), byte(f>>16), byte(f>>8), byte(f))
+	}
+	return "v" + string(b)
+}
+
+// edge says whether a has a pointer slot (one of via, when not nil)
+// holding b's head.
+func (ev *evaluator) edge(a, b *mnode, via []int) bool {
 	if a == nil || b == nil || !a.live || !b.live {
 		return false
 	}
 	ev.read(a)
 	ev.read(b)
 	has := false
-	ev.m.outEdges(a, func(t *mnode) {
+	ev.m.outEdgesVia(a, via, func(t *mnode) {
 		if t == b {
 			has = true
 		}
@@ -378,16 +521,17 @@ func (ev *evaluator) edge(a, b *mnode) bool {
 	return has
 }
 
-// path says whether b can be reached from a by one or more edges. Every
-// node visited is read.
-func (ev *evaluator) path(a, b *mnode) bool {
+// path says whether b can be reached from a by one or more edges (each
+// through one of the slots via of the node it leaves, when via is not
+// nil). Every node visited is read.
+func (ev *evaluator) path(a, b *mnode, via []int) bool {
 	if a == nil || b == nil || !a.live || !b.live {
 		return false
 	}
 	ev.read(b)
 	found := false
-	if ev.cacheReach {
-		rs := ev.reachFrom(a)
+	if ev.cacheReach || ev.inAgg > 0 {
+		rs := ev.reachFrom(a, via)
 		found = rs.has(b)
 		if ev.quiet == 0 && !ev.noReads {
 			ev.read(a)
@@ -396,7 +540,7 @@ func (ev *evaluator) path(a, b *mnode) bool {
 			}
 		}
 	} else {
-		ev.walk(a, func(n *mnode) bool {
+		ev.walkVia(a, via, func(n *mnode) bool {
 			if n == b {
 				found = true
 				return false
@@ -404,13 +548,13 @@ func (ev *evaluator) path(a, b *mnode) bool {
 			return true
 		})
 	}
-	ev.note(argPath, a, b, 0, b2i(found))
+	ev.note(argPath, a, b, viaArg(via), b2i(found))
 	return found
 }
 
 // reachFrom returns the nodes reachable from a in the model's current
 // state, computed once per state.
-func (ev *evaluator) reachFrom(a *mnode) *reachSet {
+func (ev *evaluator) reachFrom(a *mnode, via []int) *reachSet {
 	// The state at a timestamp is always the same, so the sets of the
 	// last two moments asked about are kept (fault location moves back
 	// and forth between a change's before and after).
@@ -419,28 +563,32 @@ func (ev *evaluator) reachFrom(a *mnode) *reachSet {
 		ev.reach, ev.reachPrev = ev.reachPrev, ev.reach
 		ev.reachVer, ev.reachPrevVer = ev.reachPrevVer, ev.reachVer
 		if ev.reach == nil || ev.reachVer != t {
-			ev.reach = make(map[*mnode]*reachSet)
+			ev.reach = make(map[reachKey]*reachSet)
 			ev.reachVer = t
 		}
 	}
-	if rs, ok := ev.reach[a]; ok {
+	key := reachKey{a, viaKey(via)}
+	if rs, ok := ev.reach[key]; ok {
 		return rs
 	}
 	rs := &reachSet{set: make([]uint64, (len(ev.m.all)+63)/64)}
 	ev.quiet++
-	ev.walk(a, func(n *mnode) bool {
+	ev.walkVia(a, via, func(n *mnode) bool {
 		rs.set[n.idx/64] |= 1 << (n.idx % 64)
 		rs.order = append(rs.order, n)
 		return true
 	})
 	ev.quiet--
-	ev.reach[a] = rs
+	ev.reach[key] = rs
 	return rs
 }
 
 // walk visits the nodes reachable from a by one or more edges, breadth
 // first, reading a and each node it expands; visit returns false to stop.
-func (ev *evaluator) walk(a *mnode, visit func(*mnode) bool) {
+func (ev *evaluator) walk(a *mnode, visit func(*mnode) bool) { ev.walkVia(a, nil, visit) }
+
+// walkVia is walk over the edges through the field slots via (nil: all).
+func (ev *evaluator) walkVia(a *mnode, via []int, visit func(*mnode) bool) {
 	m := ev.m
 	m.walkGen++ // walks do not nest: visit must not start another
 	gen := m.walkGen
@@ -452,7 +600,7 @@ func (ev *evaluator) walk(a *mnode, visit func(*mnode) bool) {
 		n := queue[0]
 		queue = queue[1:]
 		stop := false
-		m.outEdges(n, func(t *mnode) {
+		m.outEdgesVia(n, via, func(t *mnode) {
 			if stop || t.wmark == gen {
 				return
 			}

@@ -103,7 +103,7 @@ func (s *Session) exposure(t mgbuild.TS) *exposure {
 		if kind != "free" {
 			continue
 		}
-		field := r.node.head + r.node.typ.slots[r.node.typ.ptrSlots[r.slot]].Offset
+		field := r.node.head + r.node.ptrOffset(int(r.slot))
 		if u, id, ok := lastStoreBefore(g, field, t); ok {
 			op := s.describeOp(u)
 			ref := s.nodeRef(r.node)

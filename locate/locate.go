@@ -214,10 +214,10 @@ func (s *Session) argsOf(e *Inconsistency) (bool, map[argKey]int64, []*mnode) {
 		switch {
 		case con.acyclic && con.edgeGuard:
 			x, y := en.nodes[con.univ[0]], en.nodes[con.univ[1]]
-			violated = pe.edge(x, y) && pe.path(y, x)
+			violated = pe.edge(x, y, con.via) && pe.path(y, x, con.via)
 		case con.acyclic:
 			x, y := en.nodes[con.univ[0]], en.nodes[con.univ[1]]
-			violated = pe.path(x, y) && pe.path(y, x)
+			violated = pe.path(x, y, con.via) && pe.path(y, x, con.via)
 		case con.src.Range != nil:
 			en.loop, en.i = con.src.Range.Var, e.i
 			pe.oob = false
@@ -473,8 +473,8 @@ func shares(a, b map[argKey]bool) bool {
 }
 
 func depSet(e *Inconsistency, reads []*mnode) map[*mnode]bool {
-	if e.con.acyclic || e.con.strong {
-		return nil // paths between its two nodes: every change may matter
+	if e.con.acyclic || e.con.strong || e.con.agg {
+		return nil // paths between its two nodes, or counts over all nodes of a type: every change may matter
 	}
 	d := make(map[*mnode]bool, len(reads)+len(e.nodes))
 	for _, n := range reads {

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"iter"
+	"slices"
 
 	"github.com/mgtrace/mgtrace/locate/spec"
 	"github.com/mgtrace/mgtrace/mgbuild"
@@ -22,6 +23,9 @@ type nodeType struct {
 	size     uint64      // sizeof(struct name) from debug info (0 = unknown)
 	links    []uint64    // LINK slots' offsets (not 0): a pointer to head+off is an edge to the node
 	debug    bool        // the layout came from debug info
+	// edgeArray: `ARRAY name OF 8 EDGE;`, every 8-byte slot is a pointer
+	// slot (pointer index p is slot p, at offset 8p).
+	edgeArray bool
 }
 
 // numSlots returns the number of field slots of a node of this type with
@@ -90,13 +94,55 @@ func (n *mnode) read(s spec.Slot) int64 {
 	return int64(u<<shift) >> shift
 }
 
-// pointer reads pointer slot p (an index into the type's ptrSlots).
+// pointer reads pointer slot p (an index into the type's ptrSlots; for
+// an edge array, slot p).
 func (n *mnode) pointer(p int) uint64 {
-	s := n.typ.slots[n.typ.ptrSlots[p]]
-	if s.Offset+8 > uint64(len(n.mem)) {
+	off := n.ptrOffset(p)
+	if off+8 > uint64(len(n.mem)) {
 		return 0
 	}
-	return binary.LittleEndian.Uint64(n.mem[s.Offset:])
+	return binary.LittleEndian.Uint64(n.mem[off:])
+}
+
+// nptr is the number of pointer slots of n: its type's, or for an edge
+// array one per 8 bytes; 0 for other arrays.
+func (n *mnode) nptr() int {
+	switch {
+	case n.typ.edgeArray:
+		return len(n.mem) / 8
+	case n.typ.array:
+		return 0
+	}
+	return len(n.typ.ptrSlots)
+}
+
+// ptrOffset is the offset in n of pointer slot p.
+func (n *mnode) ptrOffset(p int) uint64 {
+	if n.typ.edgeArray {
+		return uint64(8 * p)
+	}
+	return n.typ.slots[n.typ.ptrSlots[p]].Offset
+}
+
+// ptrField is the field slot (0-based) of pointer slot p.
+func (n *mnode) ptrField(p int) int {
+	if n.typ.edgeArray {
+		return p
+	}
+	return n.typ.ptrSlots[p]
+}
+
+// ptrIndex is the pointer slot of field slot f (0-based), if f is one.
+func (n *mnode) ptrIndex(f int) (int, bool) {
+	if n.typ.edgeArray {
+		return f, f >= 0 && f < n.nptr()
+	}
+	for p, si := range n.typ.ptrSlots {
+		if si == f {
+			return p, true
+		}
+	}
+	return 0, false
 }
 
 // entries calls fn with each address whose value in a pointer slot makes
@@ -425,10 +471,18 @@ func (m *Model) pointerSlotsIn(addr uint64, size int, fn func(n *mnode, p int)) 
 	for i := 0; i < size && i < 8; i++ {
 		a := addr + uint64(i)
 		n := m.words[a&^7]
-		if n == nil || n == seen || n.typ.array {
+		if n == nil || n == seen || n.typ.array && !n.typ.edgeArray {
 			continue
 		}
 		seen = n
+		if n.typ.edgeArray {
+			// slots are the aligned words from the head
+			first := int((max(addr, n.head) - n.head) / 8)
+			for p := first; p < n.nptr() && n.head+uint64(8*p) < addr+uint64(size); p++ {
+				fn(n, p)
+			}
+			continue
+		}
 		for p, si := range n.typ.ptrSlots {
 			s := n.typ.slots[si]
 			if n.head+s.Offset < addr+uint64(size) && addr < n.head+s.Offset+8 {
@@ -481,12 +535,10 @@ func (m *Model) kill(n *mnode) {
 	for r := range m.refs(n) {
 		m.touch(r.node)
 	}
-	if !n.typ.array {
-		for p := range n.typ.ptrSlots {
-			if v := n.pointer(p); v != 0 {
-				m.unindex(n, p, v)
-				m.touch(m.target(v))
-			}
+	for p := 0; p < n.nptr(); p++ {
+		if v := n.pointer(p); v != 0 {
+			m.unindex(n, p, v)
+			m.touch(m.target(v))
 		}
 	}
 	n.live = false
@@ -520,12 +572,10 @@ func (m *Model) revive(n *mnode) {
 	for w := n.head &^ 7; w < n.head+uint64(len(n.mem)); w += 8 {
 		m.words[w] = n
 	}
-	if !n.typ.array {
-		for p := range n.typ.ptrSlots {
-			if v := n.pointer(p); v != 0 {
-				m.ptrs[v] = append(m.ptrs[v], slotRef{n, int32(p)})
-				m.touch(m.target(v))
-			}
+	for p := 0; p < n.nptr(); p++ {
+		if v := n.pointer(p); v != 0 {
+			m.ptrs[v] = append(m.ptrs[v], slotRef{n, int32(p)})
+			m.touch(m.target(v))
 		}
 	}
 	m.byTyp[n.typ.idx] = append(m.byTyp[n.typ.idx], n)
@@ -561,12 +611,38 @@ func (m *Model) refs(n *mnode) iter.Seq[slotRef] {
 // outEdges calls fn for each edge of n: each pointer slot holding the head
 // (or an embedded link's address) of a live typed node.
 func (m *Model) outEdges(n *mnode, fn func(to *mnode)) {
-	if n.typ.array {
-		return
-	}
-	for p := range n.typ.ptrSlots {
+	for p := 0; p < n.nptr(); p++ {
 		if t := m.target(n.pointer(p)); t != nil {
 			fn(t)
+		}
+	}
+}
+
+// outEdgesVia calls fn for each edge of n through the field slots via
+// (0-based; nil: every pointer slot).
+func (m *Model) outEdgesVia(n *mnode, via []int, fn func(to *mnode)) {
+	if via == nil {
+		m.outEdges(n, fn)
+		return
+	}
+	for _, f := range via {
+		if p, ok := n.ptrIndex(f); ok {
+			if t := m.target(n.pointer(p)); t != nil {
+				fn(t)
+			}
+		}
+	}
+}
+
+// inEdgesVia calls fn with the source of each edge into n through one of
+// the field slots via (nil: every pointer slot), once per edge.
+func (m *Model) inEdgesVia(n *mnode, via []int, fn func(from *mnode)) {
+	if !n.live {
+		return
+	}
+	for r := range m.refs(n) {
+		if via == nil || slices.Contains(via, r.node.ptrField(int(r.slot))) {
+			fn(r.node)
 		}
 	}
 }

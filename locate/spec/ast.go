@@ -37,6 +37,9 @@ type TypeDecl struct {
 	Fields   int // FIELD n (structures)
 	Edges    int // EDGE m (structures)
 	SlotSize int // arrays: bytes per slot (1, 2, 4 or 8; 4 when OF is absent)
+	// EdgeSlots says, for `ARRAY name OF 8 EDGE;`, that every slot of
+	// such a node holding the head of a live typed node is an edge.
+	EdgeSlots bool
 }
 
 // ConstDecl names an integer: `CONST BLACK = 1;`.
@@ -188,7 +191,7 @@ type Range struct {
 }
 
 // Expr is an expression. The concrete types are *Int, *Bool, *Ident,
-// *Field, *Deref, *Attr, *Unary, *Binary and *Cond.
+// *Field, *Deref, *Attr, *Unary, *Binary, *Cond and *Aggregate.
 type Expr interface {
 	Position() Pos
 	String() string // the expression in the spec's syntax, fully parenthesized where it matters
@@ -263,13 +266,16 @@ const (
 	OpNeg                  // unary -
 	OpAbs                  // |e|
 	OpNot                  // unary ! (not in the contract; reserved)
+	OpMod                  // %
+	OpBitAnd               // &
+	OpCompl                // unary ~ (bitwise complement)
 )
 
 var opNames = map[Op]string{
 	OpAdd: "+", OpSub: "-", OpMul: "*", OpDiv: "/", OpEq: "==", OpNe: "!=",
 	OpLt: "<", OpLe: "<=", OpGt: ">", OpGe: ">=", OpAnd: "and", OpOr: "or",
 	OpEdge: "->", OpNoEdge: "!->", OpPath: "~>", OpNoPath: "!~>",
-	OpNeg: "-", OpAbs: "|", OpNot: "!",
+	OpNeg: "-", OpAbs: "|", OpNot: "!", OpMod: "%", OpBitAnd: "&", OpCompl: "~",
 }
 
 func (o Op) String() string {
@@ -279,10 +285,10 @@ func (o Op) String() string {
 	return fmt.Sprintf("op(%d)", int(o))
 }
 
-// Unary is -X or |X|.
+// Unary is -X, ~X or |X|.
 type Unary struct {
 	Pos Pos
-	Op  Op // OpNeg, OpAbs or OpNot
+	Op  Op // OpNeg, OpCompl, OpAbs or OpNot
 	X   Expr
 }
 
@@ -292,6 +298,39 @@ type Binary struct {
 	Pos  Pos
 	Op   Op
 	L, R Expr
+	// Via is, for a connection over chosen fields (`X ->[2] Y`,
+	// `X ~>[2,3] Y`), the slot numbers whose edges count, in the order
+	// written (a constant name is replaced by its value); nil for a
+	// connection over every pointer slot and for the other operators.
+	Via []*Int
+}
+
+// AggKind is the kind of an aggregate: a count or a sum.
+type AggKind int
+
+// The aggregates.
+const (
+	AggCount AggKind = iota + 1 // count(T V [: cond])
+	AggSum                      // sum(T V [: cond], value)
+)
+
+func (k AggKind) String() string {
+	if k == AggSum {
+		return "sum"
+	}
+	return "count"
+}
+
+// Aggregate is `count(T V)`, `count(T V : cond)`, `sum(T V, value)` or
+// `sum(T V : cond, value)`: the number of live nodes V of type T (for
+// which Cond holds), or the sum of Value over them. Cond and Value may
+// read the enclosing statement's variables.
+type Aggregate struct {
+	Pos   Pos
+	Kind  AggKind
+	Var   VarDecl
+	Cond  Expr // nil: every node
+	Value Expr // sums only
 }
 
 // Cond is `(cond) ? then : else`.
@@ -327,6 +366,9 @@ func (e *Binary) Position() Pos { return e.Pos }
 // Position implements Expr.
 func (e *Cond) Position() Pos { return e.Pos }
 
+// Position implements Expr.
+func (e *Aggregate) Position() Pos { return e.Pos }
+
 func (e *Int) String() string   { return fmt.Sprint(e.Value) }
 func (e *Bool) String() string  { return fmt.Sprint(e.Value) }
 func (e *Ident) String() string { return e.Name }
@@ -339,8 +381,36 @@ func (e *Unary) String() string {
 	}
 	return fmt.Sprintf("%s%s", e.Op, e.X)
 }
-func (e *Binary) String() string { return fmt.Sprintf("(%s %s %s)", e.L, e.Op, e.R) }
-func (e *Cond) String() string   { return fmt.Sprintf("((%s) ? %s : %s)", e.Cond, e.Then, e.Else) }
+func (e *Binary) String() string {
+	if len(e.Via) > 0 {
+		return fmt.Sprintf("(%s %s%s %s)", e.L, e.Op, viaString(e.Via), e.R)
+	}
+	return fmt.Sprintf("(%s %s %s)", e.L, e.Op, e.R)
+}
+
+// viaString formats the chosen slots of a connection: `[2,3]`.
+func viaString(via []*Int) string {
+	b := []byte{'['}
+	for i, n := range via {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = fmt.Append(b, n.Value)
+	}
+	return string(append(b, ']'))
+}
+
+func (e *Aggregate) String() string {
+	s := fmt.Sprintf("%s(%s %s", e.Kind, e.Var.Type, e.Var.Name)
+	if e.Cond != nil {
+		s += fmt.Sprintf(" : %s", e.Cond)
+	}
+	if e.Value != nil {
+		s += fmt.Sprintf(", %s", e.Value)
+	}
+	return s + ")"
+}
+func (e *Cond) String() string { return fmt.Sprintf("((%s) ? %s : %s)", e.Cond, e.Then, e.Else) }
 
 // Standard attribute names.
 const (

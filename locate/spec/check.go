@@ -134,6 +134,9 @@ func (c *checker) checkTypes() {
 			default:
 				c.errorf(d.Pos, "ARRAY %s has slot size %d: want 1, 2, 4 or 8", d.Name, d.SlotSize)
 			}
+			if d.EdgeSlots && d.SlotSize != 8 {
+				c.errorf(d.Pos, "ARRAY %s OF %d EDGE: array slots are edges only as 8-byte pointers (OF 8)", d.Name, d.SlotSize)
+			}
 			continue
 		}
 		if d.Fields < 1 {
@@ -389,6 +392,7 @@ type env struct {
 	used map[string]bool     // names read by the expressions
 	self *AttrDecl           // rules: the attribute being defined
 	deps map[string]bool     // rules: attributes of the rule's own node it reads
+	agg  *Aggregate          // the aggregate being checked (they do not nest)
 }
 
 // declare checks and enters the variable declarations of a statement.
@@ -416,7 +420,7 @@ func newEnv(pos Pos) *env {
 func (c *checker) checkConstraint(k *Constraint) {
 	e := newEnv(k.Pos)
 	c.declare(k.Vars, e)
-	if len(k.Vars) == 0 {
+	if len(k.Vars) == 0 && (k.Range != nil || !HasAggregate(k.Guard) && !HasAggregate(k.Body)) {
 		c.errorf(k.Pos, "constraint %d declares no node variable (start it with `TYPE X;`)", k.Index)
 	}
 	if r := k.Range; r != nil {
@@ -650,7 +654,7 @@ func (c *checker) expr(x Expr, e *env) kind {
 	case *Unary:
 		k := c.expr(x.X, e)
 		switch x.Op {
-		case OpNeg, OpAbs:
+		case OpNeg, OpAbs, OpCompl:
 			c.wantNum(x.X, k, fmt.Sprintf("the operand of %q must be a number", x.Op.String()))
 			return kNum
 		case OpNot:
@@ -661,6 +665,8 @@ func (c *checker) expr(x Expr, e *env) kind {
 		return kBad
 	case *Binary:
 		return c.binary(x, e)
+	case *Aggregate:
+		return c.aggregate(x, e)
 	case *Cond:
 		c.wantBool(x.Cond, c.expr(x.Cond, e), "the condition of ?: must be a boolean")
 		kt, ke := c.expr(x.Then, e), c.expr(x.Else, e)
@@ -805,6 +811,8 @@ func constValue(x Expr, depth int) (int64, bool) {
 				return -v, true
 			}
 			return v, true
+		case OpCompl:
+			return ^v, true
 		}
 	case *Binary:
 		l, ok1 := constValue(x.L, depth+1)
@@ -824,6 +832,13 @@ func constValue(x Expr, depth int) (int64, bool) {
 				return 0, false
 			}
 			return l / r, true
+		case OpMod:
+			if r == 0 || (r == -1 && l == -1<<63) {
+				return 0, false
+			}
+			return l % r, true
+		case OpBitAnd:
+			return l & r, true
 		}
 	}
 	return 0, false
@@ -872,7 +887,7 @@ func (c *checker) binary(x *Binary, e *env) kind {
 	kl, kr := c.expr(x.L, e), c.expr(x.R, e)
 	what := fmt.Sprintf("the operands of %q must be", x.Op.String())
 	switch x.Op {
-	case OpAdd, OpSub, OpMul, OpDiv:
+	case OpAdd, OpSub, OpMul, OpDiv, OpMod, OpBitAnd:
 		c.wantNum(x.L, kl, what+" numbers")
 		c.wantNum(x.R, kr, what+" numbers")
 		return kNum
@@ -887,6 +902,7 @@ func (c *checker) binary(x *Binary, e *env) kind {
 	case OpEdge, OpNoEdge, OpPath, OpNoPath:
 		c.wantVertex(x.L, kl, what+" nodes")
 		c.wantVertex(x.R, kr, what+" nodes")
+		c.checkVia(x, e)
 		return kBool
 	case OpEq, OpNe:
 		switch {
@@ -901,4 +917,152 @@ func (c *checker) binary(x *Binary, e *env) kind {
 	}
 	c.errorf(x.Pos, "invalid binary operator %s", x.Op)
 	return kBad
+}
+
+// checkVia checks the chosen slots of a connection (`X ~>[2,3] Y`): each
+// at least 1, listed once, and a pointer slot of the source's type when
+// that is known (a variable): from the layout, or without one the last
+// EDGE slots; any slot of an `ARRAY ... OF 8 EDGE` type.
+func (c *checker) checkVia(x *Binary, e *env) {
+	if x.Via == nil {
+		return
+	}
+	if len(x.Via) == 0 {
+		c.errorf(x.Pos, "%s lists no slot", text(x))
+		return
+	}
+	var ti *typeInfo
+	if id, ok := x.L.(*Ident); ok {
+		if v := e.vars[id.Name]; v != nil {
+			ti = c.types[v.Type]
+		}
+	}
+	seen := make(map[int64]bool)
+	for _, n := range x.Via {
+		switch {
+		case n == nil:
+			c.errorf(x.Pos, "%s has an empty slot in its list", text(x))
+			continue
+		case n.Value < 1:
+			c.errorf(n.Pos, "slot %d of %s out of range: fields are numbered from 1", n.Value, x.Op)
+			continue
+		case seen[n.Value]:
+			c.errorf(n.Pos, "slot %d listed twice after %s", n.Value, x.Op)
+			continue
+		}
+		seen[n.Value] = true
+		if ti == nil {
+			continue
+		}
+		d := ti.decl
+		switch {
+		case d.Array && !d.EdgeSlots:
+			c.errorf(n.Pos, "%s%s: ARRAY %s has no edges (declare it `ARRAY %s OF 8 EDGE;`)", x.Op, viaString(x.Via), d.Name, d.Name)
+			return
+		case d.Array:
+		case n.Value > int64(d.Fields):
+			c.errorf(n.Pos, "slot %d of %s out of range: %s has FIELD %d", n.Value, x.Op, d.Name, d.Fields)
+		case !ti.ptr[int(n.Value)]:
+			c.errorf(n.Pos, "%s%s: slot %d of %s is not a pointer field (pointer fields: %s)", x.Op, viaString(x.Via), n.Value, d.Name, slotList(ti.ptr))
+		}
+	}
+}
+
+// HasAggregate reports whether an expression holds a count or a sum.
+func HasAggregate(x Expr) bool {
+	found := false
+	Walk(x, func(e Expr) bool {
+		if _, ok := e.(*Aggregate); ok {
+			found = true
+		}
+		return !found
+	})
+	return found
+}
+
+// Walk calls fn for x and, while fn returns true, for each expression
+// inside it, depth first (an aggregate's condition and value included).
+func Walk(x Expr, fn func(Expr) bool) {
+	walk(x, fn, 0)
+}
+
+func walk(x Expr, fn func(Expr) bool, depth int) {
+	if x == nil || depth > 2*maxDepth || !fn(x) {
+		return
+	}
+	switch x := x.(type) {
+	case *Field:
+		walk(x.Node, fn, depth+1)
+		walk(x.Index, fn, depth+1)
+	case *Deref:
+		walk(x.Node, fn, depth+1)
+		walk(x.Index, fn, depth+1)
+	case *Attr:
+		walk(x.Node, fn, depth+1)
+	case *Unary:
+		walk(x.X, fn, depth+1)
+	case *Binary:
+		walk(x.L, fn, depth+1)
+		walk(x.R, fn, depth+1)
+	case *Cond:
+		walk(x.Cond, fn, depth+1)
+		walk(x.Then, fn, depth+1)
+		walk(x.Else, fn, depth+1)
+	case *Aggregate:
+		walk(x.Cond, fn, depth+1)
+		walk(x.Value, fn, depth+1)
+	}
+}
+
+// aggregate checks `count(T V [: cond])` and `sum(T V [: cond], value)`:
+// a declared type, a fresh variable name, a boolean condition, a numeric
+// value; not inside another aggregate nor in a rule.
+func (c *checker) aggregate(x *Aggregate, e *env) kind {
+	switch {
+	case e.agg != nil:
+		c.errorf(x.Pos, "%s inside %s: aggregates do not nest", x.Kind, e.agg.Kind)
+	case e.self != nil:
+		c.errorf(x.Pos, "%s in the rule of %s.%s: a rule reads its node and the nodes it points to, not aggregates", x.Kind, e.self.Type, e.self.Name)
+	}
+	v := &x.Var
+	if _, ok := c.types[v.Type]; !ok {
+		c.errorf(v.Pos, "variable %s of undeclared type %s", v.Name, v.Type)
+	}
+	shadow := false
+	if first, dup := e.vars[v.Name]; dup {
+		c.errorf(v.Pos, "variable %s of the %s is already a variable of the statement (declared at %s)", v.Name, x.Kind, first.Pos)
+		shadow = true
+	} else if v.Name == e.loop {
+		c.errorf(v.Pos, "variable %s of the %s has the name of the loop variable", v.Name, x.Kind)
+	} else if k, ok := c.consts[v.Name]; ok {
+		c.errorf(v.Pos, "variable %s has the name of constant %s (declared at %s)", v.Name, v.Name, k.Pos)
+	}
+	outer := e.agg
+	e.agg = x
+	if !shadow {
+		e.vars[v.Name] = v
+	}
+	if x.Cond != nil {
+		c.wantBool(x.Cond, c.expr(x.Cond, e), "the condition of "+x.Kind.String()+" must be a boolean")
+	}
+	switch x.Kind {
+	case AggCount:
+		if x.Value != nil {
+			c.errorf(x.Value.Position(), "count has no value: sum(%s %s, value) sums one", v.Type, v.Name)
+		}
+	case AggSum:
+		if x.Value == nil {
+			c.errorf(x.Pos, "sum(%s %s) has no value to sum", v.Type, v.Name)
+		} else {
+			c.wantNum(x.Value, c.expr(x.Value, e), "the value of sum must be a number")
+		}
+	default:
+		c.errorf(x.Pos, "invalid aggregate kind %d", int(x.Kind))
+	}
+	if !shadow {
+		delete(e.vars, v.Name)
+		delete(e.used, v.Name)
+	}
+	e.agg = outer
+	return kNum
 }

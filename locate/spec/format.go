@@ -7,9 +7,12 @@ import (
 )
 
 // String formats the declaration as a statement: `qdtree FIELD 9 EDGE 5;`
-// or `ARRAY shard OF 8;`.
+// or `ARRAY shard OF 8;` (`ARRAY bucket OF 8 EDGE;`).
 func (d *TypeDecl) String() string {
 	if d.Array {
+		if d.EdgeSlots {
+			return fmt.Sprintf("ARRAY %s OF %d EDGE;", d.Name, d.SlotSize)
+		}
 		if d.SlotSize == 4 {
 			return fmt.Sprintf("ARRAY %s;", d.Name)
 		}

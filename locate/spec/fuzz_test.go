@@ -13,6 +13,7 @@ func FuzzParse(f *testing.F) {
 	for _, src := range examples {
 		f.Add([]byte(src))
 	}
+	f.Add([]byte(realCodeExample))
 	f.Fuzz(func(t *testing.T, src []byte) {
 		s, err := Parse("f.spec", src)
 		if s == nil {

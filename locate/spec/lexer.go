@@ -48,6 +48,9 @@ const (
 	tSub     // -
 	tMul     // *
 	tDiv     // /
+	tMod     // %
+	tAmp     // &
+	tTilde   // ~ (unary complement; ~> is the path operator)
 	tBar     // |
 	tElse    // ||
 	tQuest   // ?
@@ -207,6 +210,7 @@ var asciiOps = []struct {
 	{"==", tEq}, {"!=", tNe}, {"<=", tLe}, {">=", tGe}, {"||", tElse},
 	{"=>", tImplies}, {"->", tEdgeOp}, {"~>", tPath},
 	{"<", tLt}, {">", tGt}, {"+", tAdd}, {"-", tSub}, {"*", tMul}, {"/", tDiv},
+	{"%", tMod}, {"&", tAmp}, {"~", tTilde},
 	{"|", tBar}, {"?", tQuest}, {":", tColon}, {"(", tLParen}, {")", tRParen},
 	{"[", tLBrack}, {"]", tRBrack}, {".", tDot}, {",", tComma}, {";", tSemi},
 	{"=", tAssign}, {"!", tNot},

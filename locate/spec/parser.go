@@ -218,7 +218,7 @@ func (p *parser) statement() {
 		default:
 			p.body()
 		}
-	case tFor, tInt, tNULL, tTrue, tFalse, tLParen, tBar, tElse, tSub:
+	case tFor, tInt, tNULL, tTrue, tFalse, tLParen, tBar, tElse, tSub, tTilde:
 		p.body()
 	default:
 		if len(p.decls) > 0 {
@@ -319,7 +319,7 @@ func (p *parser) typeDecl() {
 	p.spec.Types = append(p.spec.Types, d)
 }
 
-// arrayDecl parses `ARRAY name [OF n];`.
+// arrayDecl parses `ARRAY name [OF n [EDGE]];`.
 func (p *parser) arrayDecl() {
 	d := &TypeDecl{Pos: p.tok.pos, Array: true, SlotSize: 4}
 	p.next()
@@ -332,6 +332,15 @@ func (p *parser) arrayDecl() {
 			p.fail(t.pos, "slot size %s: want 1, 2, 4 or 8", t.text)
 		}
 		d.SlotSize = n
+		if p.tok.kind == tEDGE {
+			if n != 8 {
+				p.fail(p.tok.pos, "EDGE after OF %d: array slots are edges only as 8-byte pointers (OF 8 EDGE)", n)
+			}
+			p.next()
+			d.EdgeSlots = true
+		}
+	} else if p.tok.kind == tEDGE {
+		p.fail(p.tok.pos, "EDGE after ARRAY %s: array slots are edges only as 8-byte pointers (ARRAY %s OF 8 EDGE;)", d.Name, d.Name)
 	}
 	p.expect(tSemi, `";"`)
 	p.spec.Types = append(p.spec.Types, d)
@@ -732,11 +741,48 @@ func (p *parser) relExpr() Expr {
 		return l
 	}
 	p.next()
-	e := &Binary{Pos: start, Op: op, L: l, R: p.addExpr()}
+	var via []*Int
+	if op == OpEdge || op == OpNoEdge || op == OpPath || op == OpNoPath {
+		via = p.via()
+	}
+	e := &Binary{Pos: start, Op: op, L: l, R: p.addExpr(), Via: via}
 	if _, again := relOps[p.tok.kind]; again {
 		p.fail(p.tok.pos, "unexpected %s: relations and connections do not chain (use and, or parentheses)", p.tok.describe())
 	}
 	return e
+}
+
+// via parses the chosen slots after a connection operator, `[2, 3]`
+// (integer literals or constants declared before), or nothing.
+func (p *parser) via() []*Int {
+	if p.tok.kind != tLBrack {
+		return nil
+	}
+	p.next()
+	var out []*Int
+	for {
+		t := p.tok
+		switch t.kind {
+		case tInt:
+			p.next()
+			out = append(out, &Int{Pos: t.pos, Value: p.literal(t, false)})
+		case tIdent:
+			v, ok := p.consts[t.text]
+			if !ok {
+				p.fail(t.pos, "unexpected %s, expected a slot number (%s is not a constant declared before)", t.describe(), t.text)
+			}
+			p.next()
+			out = append(out, &Int{Pos: t.pos, Value: v})
+		default:
+			p.unexpected("a slot number (an integer or a constant) in the connection's slot list")
+		}
+		if p.tok.kind != tComma {
+			break
+		}
+		p.next()
+	}
+	p.expect(tRBrack, `"]" closing the slot list`)
+	return out
 }
 
 func (p *parser) addExpr() Expr {
@@ -759,21 +805,25 @@ func (p *parser) mulExpr() Expr {
 	start := p.tok.pos
 	l := p.unary()
 	defer p.unwind(p.depth)
-	for p.tok.kind == tMul || p.tok.kind == tDiv {
+	for p.tok.kind == tMul || p.tok.kind == tDiv || p.tok.kind == tMod || p.tok.kind == tAmp {
 		p.enter()
-		op := OpMul
-		if p.tok.kind == tDiv {
-			op = OpDiv
-		}
+		op := map[tokKind]Op{tMul: OpMul, tDiv: OpDiv, tMod: OpMod, tAmp: OpBitAnd}[p.tok.kind]
 		p.next()
 		l = &Binary{Pos: start, Op: op, L: l, R: p.unary()}
 	}
 	return l
 }
 
-// unary parses unary minus; a minus directly before an integer literal
-// is folded into it.
+// unary parses unary minus and complement; a minus directly before an
+// integer literal is folded into it.
 func (p *parser) unary() Expr {
+	if p.tok.kind == tTilde {
+		p.enter()
+		defer p.leave()
+		start := p.tok.pos
+		p.next()
+		return &Unary{Pos: start, Op: OpCompl, X: p.unary()}
+	}
 	if p.tok.kind != tSub {
 		return p.postfix()
 	}
@@ -867,6 +917,9 @@ func (p *parser) primary() Expr {
 		p.next()
 		return &Bool{Pos: t.pos, Value: t.kind == tTrue}
 	case tIdent:
+		if (t.text == "count" || t.text == "sum") && p.peek(1).kind == tLParen {
+			return p.aggregate()
+		}
 		p.next()
 		return &Ident{Pos: t.pos, Name: t.text}
 	case tLParen:
@@ -895,6 +948,40 @@ func (p *parser) primary() Expr {
 	}
 	p.unexpected("an expression")
 	return nil
+}
+
+// aggregate parses `count(T V [: cond])` or `sum(T V [: cond], value)`;
+// count and sum are keywords only before "(". V is a name of the
+// statement inside the parentheses (a constant of that name is hidden).
+func (p *parser) aggregate() Expr {
+	p.enter()
+	defer p.leave()
+	t := p.tok
+	a := &Aggregate{Pos: t.pos, Kind: AggCount}
+	if t.text == "sum" {
+		a.Kind = AggSum
+	}
+	p.next()
+	p.expect(tLParen, `"("`)
+	typ := p.expect(tIdent, fmt.Sprintf("the node type of the %s (%s(TYPE V ...))", a.Kind, a.Kind))
+	name := p.expect(tIdent, fmt.Sprintf("the variable of the %s after its type", a.Kind))
+	a.Var = VarDecl{Pos: typ.pos, Type: typ.text, Name: name.text}
+	if p.scope == nil {
+		p.scope = make(map[string]bool)
+	}
+	had := p.scope[a.Var.Name]
+	p.scope[a.Var.Name] = true
+	defer func() { p.scope[a.Var.Name] = had }()
+	if p.tok.kind == tColon {
+		p.next()
+		a.Cond = p.expr()
+	}
+	if a.Kind == AggSum {
+		p.expect(tComma, `"," and the value summed (sum(TYPE V [: cond], value))`)
+		a.Value = p.expr()
+	}
+	p.expect(tRParen, fmt.Sprintf(`")" closing the %s`, a.Kind))
+	return a
 }
 
 // bar consumes one "|": the current token, or the first half of a "||".
