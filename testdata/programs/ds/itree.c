@@ -34,6 +34,11 @@
       successor s, deeper than its right child, and s's parent takes s's
       right subtree as its left child: the fault gives it d's left subtree
       instead, which s takes too (INDEGREE 2). From op 200.
+   3  it_delete: a node d whose only child is its right one is unlinked
+      with *slot = d->left (NULL) instead of d->right: the right subtree
+      is left hanging from the unlinked d, a second root; the poisoning of
+      d's links and the free of d (correct) then cut it off on its own.
+      From op 300.
    4  it_insert (a crash fault): the new key, an integer, is stored into
       the parent's child link instead of the new node's link; the depth
       search that follows in the same operation reads through it and
@@ -156,7 +161,11 @@ it_delete(long key)
         return;
     }
     if (d->left == NULL) {
+#if FAULT == 3
+        if (d->right != NULL && fault_fire(300)) FAULTY(*slot, d->left); /* FAULT 3 */ else *slot = d->right;
+#else
         *slot = d->right;
+#endif
     } else if (d->right == NULL) {
         *slot = d->left;
     } else if (d->right->left == NULL) {
@@ -180,6 +189,10 @@ it_delete(long key)
         s->right = d->right;
         *slot = s;
     }
+    /* Poison the links of the unlinked node before its free, as the
+       kernel's list_del does: a stale pointer to it then fails fast. */
+    d->left = NULL;
+    d->right = NULL;
     free(node_of(d));
     count--;
     CPOINT("delete end");
