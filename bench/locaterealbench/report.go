@@ -27,6 +27,8 @@ type report struct {
 func secs(d time.Duration) string {
 	v := d.Seconds()
 	switch {
+	case v < 0.001:
+		return fmt.Sprintf("%.6f", v)
 	case v < 0.01:
 		return fmt.Sprintf("%.4f", v)
 	case v < 10:
