@@ -60,8 +60,9 @@ type row struct {
 	p program
 
 	fault      fault
-	correct    *checked // the correct build's check
-	native     time.Duration
+	correct    *checked      // the correct build's check
+	native     time.Duration // the faulty build
+	nativeOK   time.Duration // the correct build
 	nativeExit string
 	null       time.Duration // valgrind --tool=none
 	recordTime time.Duration
@@ -286,8 +287,13 @@ func measure(e *env, cfg config, p program) (*row, error) {
 	log("%s: correct build (%s): %d C-points, %d violations", p.name, exit, r.correct.points, r.correct.violations)
 
 	// The faulty build: native, null valgrind, record.
-	var nat, null []time.Duration
+	var nat, natOK, null []time.Duration
 	for i := 0; i < cfg.runs; i++ {
+		d, _, err := timeRun(e.command(p, correct))
+		if err != nil {
+			return nil, err
+		}
+		natOK = append(natOK, d)
 		d, exit, err := timeRun(e.command(p, faulty))
 		if err != nil {
 			return nil, err
@@ -299,7 +305,7 @@ func measure(e *env, cfg config, p program) (*row, error) {
 		}
 		null = append(null, d)
 	}
-	r.native, r.null = median(nat), median(null)
+	r.native, r.nativeOK, r.null = median(nat), median(natOK), median(null)
 	trace = filepath.Join(e.tmp, p.name+"-fault.trace")
 	defer os.Remove(trace)
 	log("%s: recording the faulty build", p.name)
