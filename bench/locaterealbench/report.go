@@ -115,6 +115,11 @@ func (rep *report) markdown() string {
 	p("\nNative: median of %d runs of the correct build and of the faulty one (which stops at its crash); valgrind --tool=none: of the faulty build; record: one run (the trace used). Load: reading the trace into the model (`locate.Load`, `spec.Check`, `locate.New`). Constraint matching: the forward check from the start of the run to the first violated C-point (with the C-point of the location used: the declared one for ls); fault location: the rollback from it (`Result.Elapsed`); both on one core. The paper's programs, inputs and machine differ: %s.\n\n",
 		rep.cfg.runs, rep.paperNotes())
 	for _, r := range rep.rows {
+		if r.p.note != "" {
+			p("- %s: %s.\n", r.p.name, r.p.note)
+		}
+	}
+	for _, r := range rep.rows {
 		if !r.ok() {
 			p("- **%s misses the acceptance** (correct build without violations; the FAULT line reported among fewer than 5 source lines).\n", r.p.name)
 		}
