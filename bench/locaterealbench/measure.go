@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/mgtrace/mgtrace/bench/internal/results"
@@ -202,15 +203,19 @@ func (e *env) command(p program, exe string) *exec.Cmd {
 	return cmd
 }
 
-// exitOf describes how a command ended.
+// exitOf describes how a command ended. record exits with 128+N when
+// the program died of signal N, as a shell reports it.
 func exitOf(err error) string {
 	var exit *exec.ExitError
 	switch {
 	case err == nil:
 		return "exit 0"
 	case errors.As(err, &exit):
-		if ws, ok := exit.Sys().(interface{ Signaled() bool }); ok && ws.Signaled() {
-			return exit.String()
+		if ws, ok := exit.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			return ws.Signal().String()
+		}
+		if c := exit.ExitCode(); c > 128 && c < 128+65 {
+			return fmt.Sprintf("%s (exit %d)", syscall.Signal(c-128), c)
 		}
 		return fmt.Sprintf("exit %d", exit.ExitCode())
 	}
