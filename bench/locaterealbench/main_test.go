@@ -61,3 +61,37 @@ func TestWithPoint(t *testing.T) {
 		t.Errorf("withPoint without a point = %q", got)
 	}
 }
+
+// TestRealPrograms runs the benchmark's measurements, once each, on the
+// builds of testdata/real/get.sh when they are there (make
+// bench-locate-real makes them; the test skips without them), and checks
+// the acceptance: no violation in the correct builds, the FAULT line
+// located among fewer than 5 source lines.
+func TestRealPrograms(t *testing.T) {
+	if testing.Short() {
+		t.Skip("records the real programs")
+	}
+	cfg := config{runs: 1, bin: "../../bin", real: "../../out/real"}
+	for _, p := range programs {
+		if _, err := os.Stat(filepath.Join(cfg.real, "bin", p.name+"-fault1")); err != nil {
+			t.Skipf("no build of %s: run testdata/real/get.sh (%v)", p.name, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(cfg.bin, "record")); err != nil {
+		t.Skipf("no record: make build (%v)", err)
+	}
+	e, err := newEnv(cfg)
+	if err != nil {
+		t.Skip(err)
+	}
+	defer os.RemoveAll(e.tmp)
+	for _, p := range programs {
+		r, err := measure(e, cfg, p)
+		if err != nil {
+			t.Fatalf("%s: %v", p.name, err)
+		}
+		if !r.ok() {
+			t.Errorf("%s: correct build %+v; from the crash %+v; declared %+v", p.name, r.correct, r.crash, r.declared)
+		}
+	}
+}
