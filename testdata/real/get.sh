@@ -18,7 +18,8 @@
 # BISON_PKGDATADIR).
 #
 # Needs a Debian (bookworm) machine; installing packages needs root (or
-# sudo): dpkg-dev for dpkg-source, gcc, make, m4 (Bison runs it), xz-utils.
+# sudo): dpkg-dev for dpkg-source, patch, gcc, make, m4 (Bison runs it),
+# perl, xz-utils.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -54,7 +55,7 @@ asroot() {
 # need installs the Debian packages of the commands that are missing.
 need() {
 	local missing=()
-	local cmd pkg
+	local pair cmd pkg
 	for pair in "$@"; do
 		cmd=${pair%%:*} pkg=${pair#*:}
 		command -v "$cmd" >/dev/null 2>&1 || missing+=("$pkg")
@@ -88,7 +89,7 @@ EOF
 fetch() {
 	local spec=$1 dir=$2 pkg=${1%%=*}
 	[ -f "$OUT/src/$dir/.unpacked" ] && return
-	need dpkg-source:dpkg-dev xz:xz-utils
+	need dpkg-source:dpkg-dev xz:xz-utils patch:patch
 	debsrc
 	mkdir -p "$OUT/src"
 	log "apt-get source $spec"
