@@ -91,7 +91,10 @@ func TestRealPrograms(t *testing.T) {
 			t.Fatalf("%s: %v", p.name, err)
 		}
 		if !r.ok() {
-			t.Errorf("%s: correct build %+v; from the crash %+v; declared %+v", p.name, r.correct, r.crash, r.declared)
+			t.Errorf("%s: correct build %+v", p.name, r.correct)
+			for _, f := range r.faults {
+				t.Errorf("%s %d: from the crash %+v; declared %+v", p.name, f.fault.k, f.crash, f.declared)
+			}
 		}
 	}
 }

@@ -58,19 +58,31 @@ func newEnv(cfg config) (*env, error) {
 
 // row is what was measured on one program.
 type row struct {
-	p program
+	p        program
+	correct  *checked      // the correct build's check
+	nativeOK time.Duration // the correct build's native time
+	faults   []*faultRun
+}
 
+// faultRun is what was measured on one fault of a program.
+type faultRun struct {
 	fault      fault
-	correct    *checked      // the correct build's check
-	native     time.Duration // the faulty build
-	nativeOK   time.Duration // the correct build
-	nativeExit string
-	null       time.Duration // valgrind --tool=none
+	native     time.Duration // the faulty build, natively
+	null       time.Duration // under valgrind --tool=none
 	recordTime time.Duration
 	exit       string // how the recorded faulty run ended
 	traceBytes int64
 	crash      *located // from the crash, the only C-point
 	declared   *located // with the program's faultPoint, where the crash shows nothing
+}
+
+// used is the location the acceptance judges: from the crash, or from the
+// declared C-point where the crash shows nothing.
+func (f *faultRun) used() *located {
+	if !f.crash.found() && f.declared != nil {
+		return f.declared
+	}
+	return f.crash
 }
 
 // checked is the check of the correct build.
@@ -100,18 +112,19 @@ type located struct {
 func (l *located) found() bool { return l != nil && l.rank > 0 }
 
 // ok says whether the row meets the acceptance: no violation in the
-// correct build, and the FAULT line located among fewer than 5 statements
-// (from the crash, or from the declared C-point where the crash shows
-// nothing).
+// correct build, and every FAULT line located among fewer than 5 source
+// lines (from the crash, or from the declared C-point where the crash
+// shows nothing).
 func (r *row) ok() bool {
-	if r.correct == nil || r.correct.violations != 0 {
+	if r.correct == nil || r.correct.violations != 0 || len(r.faults) == 0 {
 		return false
 	}
-	l := r.crash
-	if !l.found() && r.declared != nil {
-		l = r.declared
+	for _, f := range r.faults {
+		if l := f.used(); !l.found() || l.lines >= 5 {
+			return false
+		}
 	}
-	return l.found() && l.lines < 5
+	return true
 }
 
 // fault is the injected fault: the patch and the line it marks.
@@ -124,13 +137,14 @@ type fault struct {
 
 var patchName = regexp.MustCompile(`^(.+)-(\d+)\.patch$`)
 
-// faultOf reads a program's first fault patch.
-func faultOf(e *env, name string) (fault, error) {
+// faultsOf reads a program's fault patches, by number.
+func faultsOf(e *env, name string) ([]fault, error) {
 	dir := filepath.Join(e.root, "testdata", "real", "patches")
 	ents, err := os.ReadDir(dir)
 	if err != nil {
-		return fault{}, fmt.Errorf("fault patches: %w", err)
+		return nil, fmt.Errorf("fault patches: %w", err)
 	}
+	var out []fault
 	for _, ent := range ents {
 		m := patchName.FindStringSubmatch(ent.Name())
 		if m == nil || m[1] != name {
@@ -140,15 +154,19 @@ func faultOf(e *env, name string) (fault, error) {
 		f.k, _ = strconv.Atoi(m[2])
 		src, err := os.ReadFile(f.patch)
 		if err != nil {
-			return fault{}, fmt.Errorf("fault patch: %w", err)
+			return nil, fmt.Errorf("fault patch: %w", err)
 		}
 		f.file, f.line, err = faultLine(src)
 		if err != nil {
-			return fault{}, fmt.Errorf("%s: %w", ent.Name(), err)
+			return nil, fmt.Errorf("%s: %w", ent.Name(), err)
 		}
-		return f, nil
+		out = append(out, f)
 	}
-	return fault{}, fmt.Errorf("no fault patch %s-K.patch in %s", name, dir)
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no fault patch %s-K.patch in %s", name, dir)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].k < out[j].k })
+	return out, nil
 }
 
 var hunkRE = regexp.MustCompile(`^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@`)
@@ -259,16 +277,13 @@ func (e *env) recordRun(p program, exe, trace string) (time.Duration, string, er
 // measure runs the whole benchmark on one program.
 func measure(e *env, cfg config, p program) (*row, error) {
 	r := &row{p: p}
-	var err error
-	if r.fault, err = faultOf(e, p.name); err != nil {
+	faults, err := faultsOf(e, p.name)
+	if err != nil {
 		return nil, err
 	}
 	correct := filepath.Join(e.real, "bin", p.name+"-correct")
-	faulty := filepath.Join(e.real, "bin", fmt.Sprintf("%s-fault%d", p.name, r.fault.k))
-	for _, exe := range []string{correct, faulty} {
-		if _, err := os.Stat(exe); err != nil {
-			return nil, fmt.Errorf("no build %s (run testdata/real/get.sh %s): %w", exe, p.name, err)
-		}
+	if _, err := os.Stat(correct); err != nil {
+		return nil, fmt.Errorf("no build %s (run testdata/real/get.sh %s): %w", correct, p.name, err)
 	}
 	specPath := filepath.Join(e.root, "testdata", "real", p.name+".spec")
 	src, err := os.ReadFile(specPath)
@@ -290,47 +305,70 @@ func measure(e *env, cfg config, p program) (*row, error) {
 	r.correct.exit = exit
 	os.Remove(trace)
 	log("%s: correct build (%s): %d C-points, %d violations", p.name, exit, r.correct.points, r.correct.violations)
-
-	// The faulty build: native, null valgrind, record.
-	var nat, natOK, null []time.Duration
+	var natOK []time.Duration
 	for i := 0; i < cfg.runs; i++ {
 		d, _, err := timeRun(e.command(p, correct))
 		if err != nil {
 			return nil, err
 		}
 		natOK = append(natOK, d)
-		d, exit, err := timeRun(e.command(p, faulty))
+	}
+	r.nativeOK = median(natOK)
+
+	for _, f := range faults {
+		fr, err := measureFault(e, cfg, p, f, specPath, src)
+		if err != nil {
+			return nil, fmt.Errorf("fault %d: %w", f.k, err)
+		}
+		r.faults = append(r.faults, fr)
+	}
+	return r, nil
+}
+
+// measureFault times a faulty build natively, under valgrind --tool=none
+// and under record, and locates its fault.
+func measureFault(e *env, cfg config, p program, f fault, specPath string, src []byte) (*faultRun, error) {
+	fr := &faultRun{fault: f}
+	faulty := filepath.Join(e.real, "bin", fmt.Sprintf("%s-fault%d", p.name, f.k))
+	if _, err := os.Stat(faulty); err != nil {
+		return nil, fmt.Errorf("no build %s (run testdata/real/get.sh %s): %w", faulty, p.name, err)
+	}
+	var nat, null []time.Duration
+	for i := 0; i < cfg.runs; i++ {
+		d, _, err := timeRun(e.command(p, faulty))
 		if err != nil {
 			return nil, err
 		}
-		nat, r.nativeExit = append(nat, d), exit
+		nat = append(nat, d)
 		d, _, err = timeRun(wrap(e.command(p, faulty), "valgrind", "-q", "--tool=none"))
 		if err != nil {
 			return nil, err
 		}
 		null = append(null, d)
 	}
-	r.native, r.nativeOK, r.null = median(nat), median(natOK), median(null)
-	trace = filepath.Join(e.tmp, p.name+"-fault.trace")
+	fr.native, fr.null = median(nat), median(null)
+	trace := filepath.Join(e.tmp, fmt.Sprintf("%s-fault%d.trace", p.name, f.k))
 	defer os.Remove(trace)
-	log("%s: recording the faulty build", p.name)
-	if r.recordTime, r.exit, err = e.recordRun(p, faulty, trace); err != nil {
+	name := fmt.Sprintf("%s %d", p.name, f.k)
+	log("%s: recording the faulty build", name)
+	var err error
+	if fr.recordTime, fr.exit, err = e.recordRun(p, faulty, trace); err != nil {
 		return nil, err
 	}
 	if st, err := os.Stat(trace); err == nil {
-		r.traceBytes = st.Size()
+		fr.traceBytes = st.Size()
 	}
-	if r.crash, err = locateFault(trace, specPath, src, r.fault, "the crash"); err != nil {
+	if fr.crash, err = locateFault(trace, specPath, src, f, "the crash"); err != nil {
 		return nil, err
 	}
-	logLocated(p.name, r.crash)
-	if p.faultPoint != "" && !r.crash.found() {
-		if r.declared, err = locateFault(trace, specPath, withPoint(src, p.faultPoint), r.fault, "`"+p.faultPoint+"` and the crash"); err != nil {
+	logLocated(name, fr.crash)
+	if p.faultPoint != "" && !fr.crash.found() {
+		if fr.declared, err = locateFault(trace, specPath, withPoint(src, p.faultPoint), f, "`"+p.faultPoint+"` and the crash"); err != nil {
 			return nil, err
 		}
-		logLocated(p.name, r.declared)
+		logLocated(name, fr.declared)
 	}
-	return r, nil
+	return fr, nil
 }
 
 func log(format string, args ...any) {
