@@ -5,8 +5,8 @@
 #   testdata/real/get.sh [ls|splay|bison|all]...     (default: all)
 #
 # For each program it downloads the pinned source package with
-# `apt-get source` (adding `deb-src` entries beside the machine's Debian
-# sources when there are none), unpacks it without Debian's own patches,
+# `apt-get source` (adding `deb-src` entries for bookworm beside the
+# machine's Debian sources when apt cannot find it), unpacks it without Debian's own patches,
 # builds it with -g, once as it is (the correct build) and once per fault
 # patch testdata/real/patches/PROG-K.patch (the faulty builds). Everything
 # goes under out/real/ (OUT=DIR to change it), which git ignores: the
@@ -66,20 +66,21 @@ need() {
 	fi
 }
 
-# debsrc makes sure apt knows bookworm's source packages: it adds a
-# deb-src entry beside the machine's sources when none is there.
+# debsrc adds deb-src entries for bookworm beside the machine's sources
+# (once) and runs apt-get update.
 debsrc() {
-	if grep -rqsE '^(deb-src|Types:.*deb-src)' /etc/apt/sources.list /etc/apt/sources.list.d/; then
-		return
-	fi
-	log "adding deb-src entries (/etc/apt/sources.list.d/mgtrace-src.sources) and running apt-get update"
-	asroot tee /etc/apt/sources.list.d/mgtrace-src.sources >/dev/null <<'EOF'
+	local f=/etc/apt/sources.list.d/mgtrace-src.sources
+	if [ ! -f "$f" ]; then
+		log "adding deb-src entries ($f)"
+		asroot tee "$f" >/dev/null <<'EOF'
 Types: deb-src
 URIs: http://deb.debian.org/debian
 Suites: bookworm bookworm-updates
 Components: main
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 EOF
+	fi
+	log "apt-get update"
 	asroot apt-get update >&2
 }
 
@@ -90,10 +91,15 @@ fetch() {
 	local spec=$1 dir=$2 pkg=${1%%=*}
 	[ -f "$OUT/src/$dir/.unpacked" ] && return
 	need dpkg-source:dpkg-dev xz:xz-utils patch:patch
-	debsrc
 	mkdir -p "$OUT/src"
 	log "apt-get source $spec"
-	(cd "$OUT/src" && apt-get source --download-only "$spec" >&2)
+	# Without a deb-src entry that has the pinned version, add one and try
+	# again.
+	if ! (cd "$OUT/src" && apt-get source --download-only "$spec" >&2); then
+		debsrc
+		(cd "$OUT/src" && apt-get source --download-only "$spec" >&2) ||
+			die "apt-get source $spec failed"
+	fi
 	rm -rf "${OUT:?}/src/$dir"
 	local dsc
 	dsc=$(ls "$OUT/src/${pkg}_"*.dsc | head -1)
