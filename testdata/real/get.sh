@@ -62,7 +62,10 @@ need() {
 	done
 	if [ ${#missing[@]} -gt 0 ]; then
 		log "installing ${missing[*]}"
-		asroot apt-get install -y --no-install-recommends "${missing[@]}" >&2
+		if ! asroot apt-get install -y --no-install-recommends "${missing[@]}" >&2; then
+			asroot apt-get update >&2
+			asroot apt-get install -y --no-install-recommends "${missing[@]}" >&2
+		fi
 	fi
 }
 
