@@ -23,7 +23,7 @@ SLICE_TIMEOUT ?= 120s
 PROTOC_GO_OUT = protoc --plugin=protoc-gen-go=bin/protoc-gen-go \
 	--go_opt=module=$(MODULE) -I schema schema/trace.proto
 
-.PHONY: traces pgo all help deps build test fmt-check vet race check-generate generate bench bench-record bench-mg bench-locate bench-slice bench-bugs bench-lin demo fuzz clean
+.PHONY: traces pgo all help deps build test fmt-check vet race check-generate generate bench bench-record bench-mg bench-locate bench-locate-real bench-slice bench-bugs bench-lin demo fuzz clean
 
 all: build
 
@@ -38,6 +38,7 @@ help:
 	@echo 'make bench-record    time record against valgrind --tool=none and native runs, update bench/RESULTS.md (BENCH_RUNS=$(BENCH_RUNS), about 4 minutes)'
 	@echo 'make bench-mg        MG++ build speed, bytes per node+edge, snapshot time, node counts; update bench/RESULTS.md'
 	@echo 'make bench-locate    constraint checking and fault location on testdata/programs/ds, Tarantula, Table 3; update bench/RESULTS.md (about 10 minutes)'
+	@echo 'make bench-locate-real  fault location on real programs (GNU ls, libiberty'"'"'s splay tree, Bison) rebuilt from Debian'"'"'s source packages by testdata/real/get.sh (downloads, root for apt-get), beside Singh'"'"'s tables 4.3 and 4.4; update bench/RESULTS.md (about 10 minutes the first time)'
 	@echo 'make bench-slice     backward slicing of ~1 M and ~10 M-instruction runs: slice.Load, improved vs baseline traversal, analyze slice end to end; update bench/RESULTS.md (about 30 minutes)'
 	@echo 'make bench-bugs      analyze bugs against valgrind memcheck: detection per class on testdata/programs/bugs, Wang table 3.4 (chains vs slices), speed on the record benchmark programs; update bench/RESULTS.md (about 7 minutes)'
 	@echo 'make bench-lin       lin.Check against porcupine in one process: porcupine'"'"'s own test histories, then generated ones where its search blows up; update bench/RESULTS.md (about 14 minutes, up to 16 GiB of memory)'
@@ -60,7 +61,7 @@ build:
 
 # bin/tracegen, bin/tracebench and bin/recordbench: the synthetic trace
 # writer and the benchmarks.
-bin/tracegen bin/tracebench bin/recordbench bin/mgbench bin/locatebench bin/slicebench bin/bugsbench bin/linbench: bin/%: FORCE
+bin/tracegen bin/tracebench bin/recordbench bin/mgbench bin/locatebench bin/locaterealbench bin/slicebench bin/bugsbench bin/linbench: bin/%: FORCE
 	$(GO) build -buildvcs=false -o $@ ./bench/$*
 
 test: deps fmt-check vet
@@ -135,6 +136,17 @@ bench-mg: build bin/mgbench
 # the paper's Table 3 (bench/locatebench).
 bench-locate: build bin/locatebench
 	bin/locatebench -results bench/RESULTS.md
+
+# Fault location on real programs (bench/locaterealbench): GNU ls's list
+# of pending directories, libiberty's splay tree (GCC) and Bison's symbol
+# table, fetched from Debian's source packages, patched with our injected
+# faults and built by testdata/real/get.sh under out/real (it needs the
+# network, and root or sudo to add deb-src entries and install build
+# tools); then each fault located from the crash, beside the figures of
+# Singh's dissertation, tables 4.3 and 4.4. Not part of make test.
+bench-locate-real: build bin/locaterealbench
+	testdata/real/get.sh all
+	bin/locaterealbench -results bench/RESULTS.md
 
 # Backward dynamic slicing (package slice) on recorded runs of
 # testdata/programs/slicework.c of about 1 M and 10 M instruction
