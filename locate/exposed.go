@@ -93,7 +93,7 @@ func (s *Session) exposure(t mgbuild.TS) *exposure {
 	default:
 		return nil
 	}
-	x := &exposure{t: t, pc: s.run.OpPC(t), kind: kind}
+	x := &exposure{t: t, pc: s.stmtPC(s.run.OpPC(t)), kind: kind}
 	incoming := 0
 	for r := range m.refs(n) {
 		if !r.node.live || r.node == n {
@@ -108,7 +108,7 @@ func (s *Session) exposure(t mgbuild.TS) *exposure {
 			op := s.describeOp(u)
 			ref := s.nodeRef(r.node)
 			op.Node, op.ExposedBy = &ref, uint32(t)
-			x.pre = append(x.pre, precondition{op: *op, pc: g.Edges[id].PC, loc: s.stmtFault(g.Edges[id].PC), why: fmt.Sprintf(
+			x.pre = append(x.pre, precondition{op: *op, pc: s.stmtPC(g.Edges[id].PC), loc: s.stmtFault(g.Edges[id].PC), why: fmt.Sprintf(
 				"left the edge from node %d to node %d (the last store into that field, timestamp %d) that the free of node %d at timestamp %d exposed: the structure was wrong before the free",
 				r.node.id, n.id, u, n.id, t)})
 		}
@@ -144,14 +144,14 @@ func (s *Session) exposure(t mgbuild.TS) *exposure {
 			unlinked = true
 			op := s.describeOp(u)
 			op.ExposedBy = uint32(t)
-			x.pre = append(x.pre, precondition{op: *op, pc: s.run.OpPC(u), loc: s.stmtFault(s.run.OpPC(u)), why: fmt.Sprintf(
+			x.pre = append(x.pre, precondition{op: *op, pc: s.stmtPC(s.run.OpPC(u)), loc: s.stmtFault(s.run.OpPC(u)), why: fmt.Sprintf(
 				"removed the last edge into node %d (timestamp %d) while that node still held the only edge into node %d, whose %s at timestamp %d exposed it",
 				n.id, u, y.id, x.kind, t)})
 			continue
 		}
 		op := s.describeOp(u)
 		op.ExposedBy = uint32(t)
-		x.pre = append(x.pre, precondition{op: *op, pc: s.run.OpPC(u), loc: s.stmtFault(s.run.OpPC(u)), why: fmt.Sprintf(
+		x.pre = append(x.pre, precondition{op: *op, pc: s.stmtPC(s.run.OpPC(u)), loc: s.stmtFault(s.run.OpPC(u)), why: fmt.Sprintf(
 			"removed an edge into node %d (timestamp %d), leaving it reachable only through the unlinked node %d, whose %s at timestamp %d exposed it",
 			y.id, u, n.id, x.kind, t)})
 	}
@@ -262,6 +262,7 @@ func applyExposures(res *Result, xs []*exposure) {
 
 // stmtFault is a Fault naming the statement at pc, without operations.
 func (s *Session) stmtFault(pc uint64) Fault {
+	pc = s.stmtPC(pc)
 	loc := s.run.stmt(pc)
 	return Fault{PC: pc, File: loc.File, Line: loc.Line, Function: loc.Function}
 }

@@ -18,6 +18,29 @@ type Session struct {
 	prog *program
 	m    *Model
 	chk  *checker
+	// stmts maps a source line ("file:line") to the first instruction
+	// address of it that fault location met: a statement whose line has
+	// several addresses (an inlined function's copies, a line the
+	// compiler split) is reported once (stmtPC).
+	stmts map[string]uint64
+}
+
+// stmtPC returns the address that stands for pc's statement: the first
+// one met of its source line, or pc itself without a line.
+func (s *Session) stmtPC(pc uint64) uint64 {
+	loc := s.run.stmt(pc)
+	if loc.Line == 0 || loc.File == "" {
+		return pc
+	}
+	key := fmt.Sprintf("%s:%d", loc.File, loc.Line)
+	if first, ok := s.stmts[key]; ok {
+		return first
+	}
+	if s.stmts == nil {
+		s.stmts = make(map[string]uint64)
+	}
+	s.stmts[key] = pc
+	return pc
 }
 
 // New prepares a session: the spec's types are bound to the run's blocks
@@ -367,7 +390,7 @@ func (s *Session) Locate() (*Result, error) {
 			}
 		}
 		if op != nil {
-			pc := s.run.OpPC(t)
+			pc := s.stmtPC(s.run.OpPC(t))
 			k, ok := faults[pc]
 			if !ok {
 				loc := s.run.stmt(pc)

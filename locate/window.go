@@ -80,8 +80,9 @@ func (s *Session) windowStores(res *Result, first *PointResult) {
 		}
 		e := g.Edges[op.Ref]
 		lastPC = e.PC
+		pc := s.stmtPC(e.PC)
 		n := words[e.Field&^7]
-		if n == nil || e.Field < n.head || e.Field >= n.head+uint64(len(n.mem)) || known[e.PC] {
+		if n == nil || e.Field < n.head || e.Field >= n.head+uint64(len(n.mem)) || known[pc] {
 			continue
 		}
 		o := s.describeOp(t)
@@ -99,14 +100,14 @@ func (s *Session) windowStores(res *Result, first *PointResult) {
 		// fresh block, even one at a reused address, finds bytes the
 		// trace never showed: an initialisation).
 		if ok && old&mask == e.Value&mask && !firstStore(g, e.Field, mgbuild.EdgeID(op.Ref), s.born(n)) {
-			silent[e.PC] = true
+			silent[pc] = true
 		}
-		k, ok := idx[e.PC]
+		k, ok := idx[pc]
 		if !ok {
-			loc := s.run.stmt(e.PC)
+			loc := s.run.stmt(pc)
 			k = len(res.Stores)
-			idx[e.PC] = k
-			res.Stores = append(res.Stores, Fault{PC: e.PC, File: loc.File, Line: loc.Line, Function: loc.Function})
+			idx[pc] = k
+			res.Stores = append(res.Stores, Fault{PC: pc, File: loc.File, Line: loc.Line, Function: loc.Function})
 		}
 		res.Stores[k].Ops = append(res.Stores[k].Ops, *o)
 	}
