@@ -89,7 +89,7 @@ var programs = []program{
 	{
 		name: "splay", title: "403.gcc", what: "splay tree (`struct splay_tree_node_s`)",
 		args:       []string{"2000"},
-		note:       "every right rotation is wrong, as in the dissertation; `rotate_right` is inlined at its five calls, so the FAULT line has an address per copy; the other line reported, `splay_tree_insert`'s split at the root, links subtrees that the earlier wrong rotations had misplaced, and introduces more of the violations at the crash",
+		note:       "every right rotation is wrong, as in the dissertation; `rotate_right` is inlined at its five calls (one statement: locate counts source lines); besides its two lines, the line reported, `splay_tree_insert`'s split at the root, links subtrees that the earlier wrong rotations had misplaced, and introduces more of the violations at the crash",
 		paperStmts: 1, paperOrig: 0.04, paperNull: 5.83, paperInstr: 10.76, paperMatch: 0.028, paperLocate: 0.23,
 		paperProgram: "SPEC CPU2006 403.gcc", paperLines: "365K", paperInput: "SPEC's training input",
 		faults: map[int]string{1: "right rotate replaced by left rotate (the paper's)"},

@@ -102,7 +102,7 @@ func (rep *report) markdown() string {
 			}
 		}
 	}
-	p("\nStatements reported are the statements of locate's ranked report, one per instruction address, and in parentheses the distinct source lines among them (a function inlined at several calls has one address per copy: the splay tree's rotations); the window's stores that the report lists after them are not counted, as in bench/locatebench.\n\n")
+	p("\nStatements reported are the statements of locate's ranked report, one per source line (the copies of a function inlined at several calls, as the splay tree's rotations, are one statement), and in parentheses the distinct source lines among them; the window's stores that the report lists after them are not counted, as in bench/locatebench.\n\n")
 
 	p("### Time (table 4.4, seconds)\n\n")
 	p("| program, fault | native, correct build | native | valgrind --tool=none | record | trace MB | load | constraint matching | fault location | paper: original | null Pin | instrumented | const. match. | fault loc. |\n")
