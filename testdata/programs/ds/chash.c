@@ -84,8 +84,9 @@ static int nkeys;
 
 #define CPOINT(where) MGTRACE_CPOINT("chash")
 
-/* table_alloc allocates every bucket array. */
-static struct entry **
+/* table_alloc allocates every bucket array (not inlined: the spec binds
+   the blocks it allocates). */
+__attribute__((noinline)) static struct entry **
 table_alloc(long size)
 {
     struct entry **t = calloc((size_t)size, sizeof *t);
