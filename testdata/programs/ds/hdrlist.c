@@ -120,12 +120,6 @@ hl_insert(long key, long pos)
         b = b->next;
     }
     h->length++;
-    n->next = b;
-    n->prev = a;
-    if (a == NULL)
-        h->first = n;
-    else
-        a->next = n;
     if (b == NULL)
         h->last = n;
     else
@@ -134,6 +128,12 @@ hl_insert(long key, long pos)
 #else
         b->prev = n;
 #endif
+    n->next = b;
+    n->prev = a;
+    if (a == NULL)
+        h->first = n;
+    else
+        a->next = n;
     CPOINT("insert end");
 }
 

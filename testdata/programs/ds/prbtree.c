@@ -41,8 +41,10 @@
       parent is black, so that no fixup runs): the black heights of its
       parent's subtrees differ. From op 200.
    3  rb_delete, a node z with two children whose successor y is red (no
-      fixup): z's left child, now y's, gets parent z (freed just after)
-      instead of y. From op 300. */
+      fixup): z's left child w, now y's, gets y's new parent (z's old
+      parent) as its parent instead of y: y has w as a child, but w's
+      parent is not y, and that parent has no child w (or, where z was
+      the root, w is a second root). From op 300. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -338,7 +340,7 @@ rb_delete(int k)
         transplant(z, y);
         y->left = z->left;
 #if FAULT == 3
-        if (y_color == RED && fault_fire(300)) FAULTY(y->left->parent, z); /* FAULT 3 */ else y->left->parent = y;
+        if (y_color == RED && fault_fire(300)) FAULTY(y->left->parent, y->parent); /* FAULT 3 */ else y->left->parent = y;
 #else
         y->left->parent = y;
 #endif
