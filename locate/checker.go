@@ -92,6 +92,7 @@ func (c *checker) full() {
 	c.global = nil
 	c.nviol = 0
 	c.ev.memo = make(map[attrKey]*attrCell)
+	c.ev.reach, c.ev.reachPrev = nil, nil
 	c.acyclic = make(map[*constraint]bool)
 	for _, con := range c.p.cons {
 		if con.acyclic || con.strong || len(con.univ) == 0 {
@@ -125,6 +126,9 @@ func (c *checker) rootInstance(con *constraint, n *mnode) *instance {
 // last update and returns the instances it evaluated again.
 func (c *checker) update() []*instance {
 	d := c.m.takeDirty()
+	// Paths inside aggregates are cached per moment; a moment's pool
+	// steps can change between two updates (seekPoint): start afresh.
+	c.ev.reach, c.ev.reachPrev = nil, nil
 	c.direct = append(c.direct[:0], d...)
 	c.dstar = c.dstar[:0]
 	if len(d) == 0 {

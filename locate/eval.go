@@ -474,7 +474,7 @@ func (ev *evaluator) via(x *spec.Binary) []int {
 	return v
 }
 
-// viaArg tells apart, in an argument's key, paths over different
+// viaArg tells apart, in an argument's key, edges and paths over different
 // chosen slots (0: every pointer slot).
 func viaArg(via []int) int64 {
 	var v int64
@@ -517,7 +517,7 @@ func (ev *evaluator) edge(a, b *mnode, via []int) bool {
 			has = true
 		}
 	})
-	ev.note(argEdge, a, b, 0, b2i(has))
+	ev.note(argEdge, a, b, viaArg(via), b2i(has))
 	return has
 }
 

@@ -39,8 +39,9 @@
    the given op of the second phase; the faulty store is on the line
    marked with the comment FAULT k):
    1  ht_insert: used of the table the key goes to is increased by 2
-      instead of 1: it no longer equals the entries reachable from the
-      table (count). From op 100.
+      instead of 1 (before the entry is made): it no longer equals the
+      entries reachable from the table (count), nor its share of all
+      entries. From op 100.
    2  ht_delete: deleting the first entry of a chain that has a second
       one stores the third (e->next->next) into the bucket instead of
       the second: the second entry is lost, and the table's used is one
@@ -84,8 +85,9 @@ static int nkeys;
 
 #define CPOINT(where) MGTRACE_CPOINT("chash")
 
-/* table_alloc allocates every bucket array. */
-static struct entry **
+/* table_alloc allocates every bucket array (not inlined: the spec binds
+   the blocks it allocates). */
+__attribute__((noinline)) static struct entry **
 table_alloc(long size)
 {
     struct entry **t = calloc((size_t)size, sizeof *t);
@@ -193,12 +195,12 @@ ht_insert(long key)
             d->rehashidx = 0;
         }
         t = d->rehashidx >= 0;
-        e = new_entry(key);
 #if FAULT == 1
         if (fault_fire(100)) FAULTY(d->used[t], d->used[t] + 2); /* FAULT 1 */ else d->used[t]++;
 #else
         d->used[t]++;
 #endif
+        e = new_entry(key);
         d->keysum += key;
         b = d->table[t];
         idx = key & d->mask[t];
