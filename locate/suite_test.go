@@ -23,11 +23,10 @@ var paperLimit = map[string]int{
 	"btree": 6, "rbtree": 10, "leftist": 1, "bipartite": 2,
 	// poollist (a sorted list whose nodes come from the program's own
 	// pool, bound by `pnode ALLOC pool_get RETURNS;`) is ours: the paper
-	// has no row for it, and 3 is our own bound. bench/locatebench keeps
-	// to the paper's nine and leaves it out.
+	// has no row for it, and 3 is our own bound.
 	"poollist": 3,
-	// The intrusive structures (`T LINK n;`, issue 14 item 1) are ours
-	// too, with the same bound of our own.
+	// The intrusive structures (`T LINK n;`) are ours too, with the same
+	// bound of our own.
 	"ilist": 3, "itree": 3, "ihash": 3,
 	// chash, prbtree and hdrlist (structures of real C libraries, whose
 	// specs need the language's forms for real code: array slots as

@@ -95,8 +95,9 @@ type structure struct {
 
 // suite lists the structures: the paper's nine in the order of its
 // Table 3, then the suite's programs of our own, which have no row in the
-// paper: poollist (a sorted list on the program's own pool allocator) and
-// the intrusive structures ilist, itree and ihash. mtlist (several
+// paper: poollist (a sorted list on the program's own pool allocator),
+// the intrusive structures ilist, itree and ihash, and chash, prbtree and
+// hdrlist, whose specs use the language's forms for real code. mtlist (several
 // threads, the fault's op depends on the interleaving) is left out;
 // locate's TestMultithreadedSuite covers it.
 var suite = []structure{
@@ -113,6 +114,9 @@ var suite = []structure{
 	{name: "ilist", title: "intrusive list", ours: true},
 	{name: "itree", title: "intrusive search tree", ours: true},
 	{name: "ihash", title: "intrusive hash table", ours: true},
+	{name: "chash", title: "hash table with incremental rehashing", ours: true},
+	{name: "prbtree", title: "red-black tree with parent links and a sentinel", ours: true},
+	{name: "hdrlist", title: "list with a header and a length", ours: true},
 }
 
 // Parts of the benchmark -parts can select.
@@ -154,7 +158,7 @@ from inside the repository. A full run records about 250 runs and takes
 some minutes on 2 cores.
 
 structures: circlist, ordlist, dlist, qdtree, avl, btree, rbtree, leftist, bipartite
-(the paper's), poollist, ilist, itree, ihash (ours)
+(the paper's), poollist, ilist, itree, ihash, chash, prbtree, hdrlist (ours)
 parts: full, incr, locate, tarantula (tarantula needs locate)
 
 flags:
