@@ -417,25 +417,40 @@ func (s *Session) Locate() (*Result, error) {
 // faulty store typically breaks the invariant for many bindings where its
 // correct neighbours in the same operation each touch a few; among equals,
 // the earliest change first, since the later stores of an operation build
-// on what the first wrong one left. Statements that only changed pending
+// on what the first wrong one left. An allocation comes after the stores
+// and frees that introduced (a new block is inconsistent only by what
+// was not done with it), and statements that only changed pending
 // inconsistencies' arguments come last. Rank and Why say where and why.
 func rank(faults []Fault) {
 	type key struct {
 		introduced, contributed int
 		first                   uint32
+		creates                 bool // its changes that introduced are all allocations
 	}
 	keys := make(map[uint64]key, len(faults))
 	for _, f := range faults {
-		k := key{first: ^uint32(0)}
+		k := key{first: ^uint32(0), creates: true}
 		for _, o := range f.Ops {
 			k.introduced += len(o.Introduce)
 			k.contributed += len(o.Contrib)
 			k.first = min(k.first, o.TS)
+			if len(o.Introduce) > 0 && o.Kind != "create" {
+				k.creates = false
+			}
 		}
 		keys[f.PC] = k
 	}
 	sort.SliceStable(faults, func(i, j int) bool {
 		a, b := keys[faults[i].PC], keys[faults[j].PC]
+		if (a.introduced > 0) != (b.introduced > 0) {
+			return a.introduced > 0
+		}
+		// A block's allocation introduces an inconsistency only by what
+		// the program then failed to do with it (link it, initialise
+		// it): the stores and frees that introduced come first.
+		if a.creates != b.creates {
+			return !a.creates
+		}
 		if a.introduced != b.introduced {
 			return a.introduced > b.introduced
 		}
