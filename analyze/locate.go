@@ -278,6 +278,9 @@ func writeViolations(w io.Writer, vs []locate.Violation, indent string) {
 // binding describes the nodes a violation binds.
 func binding(v locate.Violation) string {
 	var b strings.Builder
+	if len(v.Nodes) == 0 && v.Index == nil {
+		b.WriteString("(the whole structure: a constraint without node variables)")
+	}
 	for k, n := range v.Nodes {
 		if k > 0 {
 			b.WriteString(", ")
