@@ -15,8 +15,21 @@ import (
 // and returns a session on the run.
 func session(t *testing.T, prog string, src string, args ...string) (*Session, *Run) {
 	t.Helper()
-	trace := testprog.Record(t, prog, args...)
-	s, err := spec.Parse("test.spec", []byte(src))
+	return traceSpecRun(t, testprog.Record(t, prog, args...), "test.spec", src)
+}
+
+// traceSpec opens a session with the spec src on a recorded trace.
+func traceSpec(t *testing.T, trace, src string) *Session {
+	t.Helper()
+	ses, _ := traceSpecRun(t, trace, "test.spec", src)
+	return ses
+}
+
+// traceSpecRun is traceSpec with the spec's file name (for its errors)
+// that also returns the loaded run.
+func traceSpecRun(t *testing.T, trace, name, src string) (*Session, *Run) {
+	t.Helper()
+	s, err := spec.Parse(name, []byte(src))
 	if err != nil {
 		t.Fatalf("parse:\n%v\nspec:\n%s", err, src)
 	}

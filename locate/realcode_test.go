@@ -5,35 +5,7 @@ import (
 	"testing"
 
 	"github.com/mgtrace/mgtrace/internal/testprog"
-	"github.com/mgtrace/mgtrace/locate/spec"
-	"github.com/mgtrace/mgtrace/schema"
 )
-
-// traceSpec opens a session with the spec src on a recorded trace.
-func traceSpec(t *testing.T, trace, src string) *Session {
-	t.Helper()
-	s, err := spec.Parse("test.spec", []byte(src))
-	if err != nil {
-		t.Fatalf("parse:\n%v\nspec:\n%s", err, src)
-	}
-	r, err := schema.Open(trace)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	run, err := Load(r, s, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := spec.Check(s, run.Layout); err != nil {
-		t.Fatalf("check:\n%v", err)
-	}
-	ses, err := New(run, s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ses
-}
 
 // TestRealCodeForms checks the forms for real code (connections over
 // chosen slots, count and sum, global constraints, % & ~, the attribute

@@ -11,8 +11,6 @@ import (
 	"testing"
 
 	"github.com/mgtrace/mgtrace/internal/testprog"
-	"github.com/mgtrace/mgtrace/locate/spec"
-	"github.com/mgtrace/mgtrace/schema"
 )
 
 // paperLimit is the fault-location paper's Table 3: the statements its tool reported for
@@ -70,26 +68,7 @@ func traceSession(t *testing.T, name, trace string) *Session {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := spec.Parse(path, src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := schema.Open(trace)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	run, err := Load(r, s, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := spec.Check(s, run.Layout); err != nil {
-		t.Fatal(err)
-	}
-	ses, err := New(run, s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ses, _ := traceSpecRun(t, trace, path, string(src))
 	return ses
 }
 

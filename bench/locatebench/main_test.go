@@ -135,21 +135,6 @@ func TestOpPairs(t *testing.T) {
 	}
 }
 
-func TestMedians(t *testing.T) {
-	if got := median([]time.Duration{3, 1, 2}); got != 2 {
-		t.Errorf("median = %v", got)
-	}
-	if got := median([]time.Duration{4, 1, 2, 3}); got != 2 {
-		t.Errorf("median of 4 = %v, want 2 (2.5 truncated)", got)
-	}
-	if got := medianFloat([]float64{5, 1, 2, 40}); got != 3.5 {
-		t.Errorf("medianFloat = %v", got)
-	}
-	if got := medianInt(nil); got != 0 {
-		t.Errorf("medianInt(nil) = %v", got)
-	}
-}
-
 func TestParseArgs(t *testing.T) {
 	cfg, err := parseArgs(nil)
 	if err != nil {

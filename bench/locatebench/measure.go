@@ -6,10 +6,10 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"sort"
 	"strconv"
 	"time"
 
+	"github.com/mgtrace/mgtrace/bench/internal/results"
 	"github.com/mgtrace/mgtrace/locate"
 	"github.com/mgtrace/mgtrace/locate/spec"
 	"github.com/mgtrace/mgtrace/schema"
@@ -171,7 +171,7 @@ func measureChecking(e *env, cfg config, r *row, specPath string) error {
 				r.fullViol = v
 			}
 		})
-		r.full = median(ts)
+		r.full = results.Median(ts)
 		fmt.Fprintf(e.log, "locatebench: %s: full check of %d nodes: %v (median of %d)\n", r.s.name, r.nodes, r.full, cfg.runs)
 	}
 	if cfg.parts[partIncr] {
@@ -207,13 +207,13 @@ func measureChecking(e *env, cfg config, r *row, specPath string) error {
 		if in.ops == 0 {
 			return errors.New("no operation of the second phase changes the graph")
 		}
-		in.ratio = medianFloat(ratios)
+		in.ratio = results.Median(ratios)
 		in.minRatio = ratios[0]
 		for _, x := range ratios {
 			in.minRatio = min(in.minRatio, x)
 		}
-		in.recheck, in.full = median(rechecks), median(fulls)
-		in.evaluated, in.changes = medianInt(evals), medianInt(changes)
+		in.recheck, in.full = results.Median(rechecks), results.Median(fulls)
+		in.evaluated, in.changes = results.Median(evals), results.Median(changes)
 		r.incr = in
 		fmt.Fprintf(e.log, "locatebench: %s: re-check after one operation: %v, full check %v, ratio %.1f (median of %d ops)\n",
 			r.s.name, in.recheck, in.full, in.ratio, in.ops)
@@ -254,7 +254,7 @@ func timeRecheck(ses *locate.Session, a, b locate.Point) (recheck, full time.Dur
 			mismatch = true
 		}
 	}
-	return median(rcs), median(fulls), evaluated, mismatch
+	return results.Median(rcs), results.Median(fulls), evaluated, mismatch
 }
 
 // opPairs returns the C-points of the operations of a run's second phase
@@ -429,47 +429,4 @@ func rankTarantula(e *env, cfg config, s structure, f fault, exe, failTrace stri
 	}
 	t.worst, t.best, t.total, t.score = ex.Worst, ex.Best, ex.Total, ex.Score.Tarantula
 	return t, nil
-}
-
-// median returns the median of ds (the mean of the middle two for an even
-// count), 0 for none; ds is not reordered.
-func median(ds []time.Duration) time.Duration {
-	if len(ds) == 0 {
-		return 0
-	}
-	s := append([]time.Duration(nil), ds...)
-	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
-}
-
-// medianFloat is median for float64s.
-func medianFloat(xs []float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	s := append([]float64(nil), xs...)
-	sort.Float64s(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
-}
-
-// medianInt is median for ints, rounded down.
-func medianInt(xs []int) int {
-	if len(xs) == 0 {
-		return 0
-	}
-	s := append([]int(nil), xs...)
-	sort.Ints(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
 }

@@ -313,7 +313,7 @@ func measure(e *env, cfg config, p program) (*row, error) {
 		}
 		natOK = append(natOK, d)
 	}
-	r.nativeOK = median(natOK)
+	r.nativeOK = results.Median(natOK)
 
 	for _, f := range faults {
 		fr, err := measureFault(e, cfg, p, f, specPath, src)
@@ -346,7 +346,7 @@ func measureFault(e *env, cfg config, p program, f fault, specPath string, src [
 		}
 		null = append(null, d)
 	}
-	fr.native, fr.null = median(nat), median(null)
+	fr.native, fr.null = results.Median(nat), results.Median(null)
 	trace := filepath.Join(e.tmp, fmt.Sprintf("%s-fault%d.trace", p.name, f.k))
 	defer os.Remove(trace)
 	name := fmt.Sprintf("%s %d", p.name, f.k)
@@ -478,19 +478,4 @@ func locateFault(trace, specPath string, src []byte, f fault, points string) (*l
 		}
 	}
 	return l, nil
-}
-
-// median returns the median of ds (the mean of the middle two for an even
-// count), 0 for none.
-func median(ds []time.Duration) time.Duration {
-	if len(ds) == 0 {
-		return 0
-	}
-	s := append([]time.Duration(nil), ds...)
-	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
 }

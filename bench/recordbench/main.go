@@ -33,7 +33,6 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
-	"sort"
 	"strings"
 	"syscall"
 	"time"
@@ -213,21 +212,6 @@ type measurement struct {
 	stats   traceStats
 }
 
-// median returns the median of ds (the mean of the middle two for an even
-// count), or 0 for none.
-func median(ds []time.Duration) time.Duration {
-	if len(ds) == 0 {
-		return 0
-	}
-	s := append([]time.Duration(nil), ds...)
-	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
-}
-
 // ratio returns a/b, or NaN when b is not positive.
 func ratio(a, b float64) float64 {
 	if b <= 0 {
@@ -237,7 +221,7 @@ func ratio(a, b float64) float64 {
 }
 
 // seconds returns the median time of mode m in seconds.
-func (m *measurement) seconds(md mode) float64 { return median(m.times[md]).Seconds() }
+func (m *measurement) seconds(md mode) float64 { return results.Median(m.times[md]).Seconds() }
 
 // recordNone, recordNative and noneNative are the ratios of the medians.
 func (m *measurement) recordNone() float64   { return ratio(m.seconds(record), m.seconds(none)) }

@@ -27,27 +27,6 @@ func ms(n ...int) []time.Duration {
 	return ds
 }
 
-func TestMedian(t *testing.T) {
-	for _, c := range []struct {
-		in   []time.Duration
-		want time.Duration
-	}{
-		{nil, 0},
-		{ms(7), 7 * time.Millisecond},
-		{ms(30, 10, 20), 20 * time.Millisecond},
-		{ms(40, 10, 30, 20), 25 * time.Millisecond},
-		{ms(5, 5, 100), 5 * time.Millisecond},
-	} {
-		in := append([]time.Duration(nil), c.in...)
-		if got := median(c.in); got != c.want {
-			t.Errorf("median(%v) = %v, want %v", c.in, got, c.want)
-		}
-		if !reflect.DeepEqual(in, c.in) {
-			t.Errorf("median reordered its argument: %v, was %v", c.in, in)
-		}
-	}
-}
-
 // bench returns the benchmark program named name at full size.
 func bench(t *testing.T, name string) programs.Program {
 	t.Helper()

@@ -13,7 +13,6 @@ import (
 	"runtime"
 	"runtime/debug"
 	"slices"
-	"sort"
 	"strings"
 	"syscall"
 	"time"
@@ -106,7 +105,7 @@ func measureTrace(e *env, cfg config, trace string) (*traceResult, error) {
 		run = r
 		loads = append(loads, d)
 	}
-	res.load = median(loads)
+	res.load = results.Median(loads)
 	res.insts = run.Instances()
 	fmt.Fprintf(e.log, "slicebench: %s: %d instances, load %v (%v)\n", trace, res.insts, res.load.Round(time.Millisecond), roundAll(loads))
 
@@ -227,7 +226,7 @@ func measureCriterion(e *env, cfg config, run *slice.Run, k int, seq uint64) (*c
 		}
 		impRes = r
 	}
-	c.improved, c.impStats, c.members = median(imp), impRes.Stats, len(impRes.Members)
+	c.improved, c.impStats, c.members = results.Median(imp), impRes.Stats, len(impRes.Members)
 	want := impRes.Members // the baseline must agree; the edges are not kept
 	impRes = nil
 	fmt.Fprintf(e.log, "slicebench:   #%d seq:%d: %d members; improved %v (%v)\n", k, seq, c.members, c.improved.Round(time.Millisecond), roundAll(imp))
@@ -255,7 +254,7 @@ func measureCriterion(e *env, cfg config, run *slice.Run, k int, seq uint64) (*c
 		bas = append(bas, d)
 		c.basStats = r.Stats
 	}
-	c.baseline, c.finished = median(bas), true
+	c.baseline, c.finished = results.Median(bas), true
 	fmt.Fprintf(e.log, "slicebench:   #%d baseline %v (%v): speed-up %.2fx\n", k, c.baseline.Round(time.Millisecond), roundAll(bas), c.speedup())
 	return c, nil
 }
@@ -297,7 +296,7 @@ func runAnalyze(e *env, cfg config, trace string, seq uint64) (*endToEnd, error)
 			res.maxRSS = max(res.maxRSS, ru.Maxrss<<10)
 		}
 	}
-	res.wall = median(res.all)
+	res.wall = results.Median(res.all)
 	fmt.Fprintf(e.log, "slicebench:   seq:%d: analyze slice end to end %v (%v)\n", seq, res.wall.Round(time.Millisecond), roundAll(res.all))
 	return res, nil
 }
@@ -316,18 +315,6 @@ func geomean(crits []*critResult) (float64, int) {
 		return 0, 0
 	}
 	return math.Exp(sum / float64(n)), n
-}
-
-func median(ds []time.Duration) time.Duration {
-	if len(ds) == 0 {
-		return 0
-	}
-	s := slices.Clone(ds)
-	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
 func roundAll(ds []time.Duration) []time.Duration {

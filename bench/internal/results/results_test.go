@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 var (
@@ -173,5 +174,25 @@ func TestTextTable(t *testing.T) {
 	TextTable(&b, [][]string{{"name", "n"}, {"list", "12345"}}, false)
 	if want := "name      n\nlist  12345\n"; b.String() != want {
 		t.Errorf("right-aligned:\n%q\nwant\n%q", b.String(), want)
+	}
+}
+
+func TestMedian(t *testing.T) {
+	if got := Median([]time.Duration{3, 1, 2}); got != 2 {
+		t.Errorf("Median(3 1 2) = %v, want 2", got)
+	}
+	if got := Median([]time.Duration{4, 1, 2, 3}); got != 2 {
+		t.Errorf("Median(4 1 2 3) = %v, want 2 (2.5 rounded down)", got)
+	}
+	if got := Median([]float64{4, 1, 2, 3}); got != 2.5 {
+		t.Errorf("Median of floats = %v, want 2.5", got)
+	}
+	if got := Median([]int(nil)); got != 0 {
+		t.Errorf("Median(nil) = %v, want 0", got)
+	}
+	xs := []int{3, 1, 2}
+	Median(xs)
+	if xs[0] != 3 {
+		t.Error("Median reordered its argument")
 	}
 }
