@@ -136,12 +136,7 @@ func (c *checker) update() []*instance {
 	}
 	dstar := d
 	if c.p.nattrs > 0 {
-		dstar = c.ancestors(d)
-		for _, n := range dstar {
-			for a := 0; a < c.p.nattrs; a++ {
-				delete(c.ev.memo, attrKey{n, a})
-			}
-		}
+		dstar = c.attrChanged(d)
 	}
 	c.dstar = append(c.dstar, dstar...)
 	var todo []*instance
@@ -188,7 +183,10 @@ func (c *checker) update() []*instance {
 }
 
 // ancestors returns the nodes and every live node from which one of them
-// can be reached (user attributes of those may have changed).
+// can be reached through the slots user attribute rules read: the user
+// attributes of those may have changed. Other links (a child's parent
+// link, which no height rule reads) carry no attribute, so a change does
+// not spread through them to the whole structure.
 func (c *checker) ancestors(d []*mnode) []*mnode {
 	seen := make(map[*mnode]bool, len(d))
 	out := make([]*mnode, 0, len(d))
@@ -204,13 +202,61 @@ func (c *checker) ancestors(d []*mnode) []*mnode {
 			continue
 		}
 		for r := range c.m.refs(n) {
-			if !seen[r.node] {
+			if !seen[r.node] && (c.p.attrAllSlots || c.p.attrSlots[r.node.ptrField(int(r.slot))]) {
 				seen[r.node] = true
 				out = append(out, r.node)
 				queue = append(queue, r.node)
 			}
 		}
 	}
+	return out
+}
+
+// attrChanged invalidates the user attributes that the changed nodes d
+// may have changed (those of d and of their ancestors through the slots
+// the rules read), computes them again, and returns d with the ancestors
+// whose attribute values did change: the nodes whose readers must be
+// evaluated again. An ancestor whose values stayed (a change below it that
+// left its height as it was, a sentinel every leaf points to whose
+// unread field changed) is not among them, so its instances are not
+// evaluated again.
+func (c *checker) attrChanged(d []*mnode) []*mnode {
+	closure := c.ancestors(d) // d first, in order
+	na := c.p.nattrs
+	old := make([]attrCell, len(closure)*na) // state 0: not computed before
+	for i, n := range closure {
+		for a := 0; a < na; a++ {
+			k := attrKey{n, a}
+			if cell, ok := c.ev.memo[k]; ok {
+				old[i*na+a] = *cell
+				delete(c.ev.memo, k)
+			}
+		}
+	}
+	out := closure[:len(d):len(d)]
+	for i, n := range closure[len(d):] {
+		i += len(d)
+		if !n.live {
+			out = append(out, n)
+			continue
+		}
+		for _, def := range c.p.attrList {
+			if def.typ != n.typ {
+				continue
+			}
+			was := old[i*na+def.idx]
+			if was.state == 0 {
+				out = append(out, n) // never computed: assume it changed
+				break
+			}
+			c.ev.userAttr(n, def)
+			if now := c.ev.memo[attrKey{n, def.idx}]; now.state != was.state || (now.state == 2 && now.v != was.v) {
+				out = append(out, n)
+				break
+			}
+		}
+	}
+	c.ev.cycle = false
 	return out
 }
 

@@ -71,14 +71,22 @@ type constraint struct {
 
 // program is a spec compiled against one run.
 type program struct {
-	spec   *spec.Spec
-	types  []*nodeType
-	byName map[string]*nodeType
-	consts map[string]int64
-	attrs  map[string][]*attrDef
-	nattrs int
-	cons   []*constraint
-	typeOf func(n *mgbuild.Node) *nodeType
+	spec     *spec.Spec
+	types    []*nodeType
+	byName   map[string]*nodeType
+	consts   map[string]int64
+	attrs    map[string][]*attrDef
+	nattrs   int
+	attrList []*attrDef // by idx
+	// attrSlots are the field slots (0-based) through which user
+	// attribute rules read other nodes (their node pointers `(X[n])`);
+	// attrAllSlots says a rule reads through a slot known only at run
+	// time. A change to a node can change the attributes of the nodes
+	// that reach it through these slots only (checker.ancestors).
+	attrSlots    map[int]bool
+	attrAllSlots bool
+	cons         []*constraint
+	typeOf       func(n *mgbuild.Node) *nodeType
 }
 
 // compile resolves a checked spec against a run: types and their layouts,
@@ -143,8 +151,11 @@ func compile(s *spec.Spec, run *Run) (*program, error) {
 		if a.HasDefault {
 			def = a.Default
 		}
-		p.attrs[a.Name] = append(p.attrs[a.Name], &attrDef{idx: p.nattrs, typ: t, name: a.Name, def: def, rule: a.Rule})
+		d := &attrDef{idx: p.nattrs, typ: t, name: a.Name, def: def, rule: a.Rule}
+		p.attrs[a.Name] = append(p.attrs[a.Name], d)
+		p.attrList = append(p.attrList, d)
 		p.nattrs++
+		p.noteAttrSlots(a.Rule)
 	}
 	for i, c := range s.Constraints {
 		con, err := p.plan(i, c)
@@ -458,4 +469,41 @@ func (c *constraint) label() string {
 		t = b.String()
 	}
 	return t
+}
+
+// noteAttrSlots adds to attrSlots the slots through which rule reads
+// other nodes.
+func (p *program) noteAttrSlots(r *spec.Rule) {
+	if p.attrSlots == nil {
+		p.attrSlots = make(map[int]bool)
+	}
+	visit := func(e spec.Expr) bool {
+		d, ok := e.(*spec.Deref)
+		if !ok {
+			return true
+		}
+		switch x := d.Index.(type) {
+		case *spec.Int:
+			p.attrSlots[int(x.Value)-1] = true
+		case *spec.Ident:
+			if v, ok := p.consts[x.Name]; ok {
+				p.attrSlots[int(v)-1] = true
+			} else {
+				p.attrAllSlots = true
+			}
+		default:
+			p.attrAllSlots = true
+		}
+		return true
+	}
+	for _, e := range []spec.Expr{r.Guard} {
+		if e != nil {
+			spec.Walk(e, visit)
+		}
+	}
+	for _, a := range []*spec.Assign{r.Then, r.Else} {
+		if a != nil {
+			spec.Walk(a.Value, visit)
+		}
+	}
 }
