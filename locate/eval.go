@@ -132,6 +132,10 @@ type reachKey struct {
 type reachSet struct {
 	set   []uint64 // bit k: the typed node with index k (mnode.idx)
 	order []*mnode
+	// readGen is the evaluation (evaluator.rgen) that last recorded the
+	// set's nodes as read: a count over `H ~> N` asks the same set once
+	// per N, and recording it once per evaluation keeps that O(N).
+	readGen uint32
 }
 
 func (rs *reachSet) has(n *mnode) bool { return rs.set[n.idx/64]&(1<<(n.idx%64)) != 0 }
@@ -533,7 +537,8 @@ func (ev *evaluator) path(a, b *mnode, via []int) bool {
 	if ev.cacheReach || ev.inAgg > 0 {
 		rs := ev.reachFrom(a, via)
 		found = rs.has(b)
-		if ev.quiet == 0 && !ev.noReads {
+		if ev.quiet == 0 && !ev.noReads && rs.readGen != ev.rgen {
+			rs.readGen = ev.rgen
 			ev.read(a)
 			for _, n := range rs.order {
 				ev.read(n)
