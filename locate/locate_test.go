@@ -33,19 +33,7 @@ func traceSpecRun(t *testing.T, trace, name, src string) (*Session, *Run) {
 	if err != nil {
 		t.Fatalf("parse:\n%v\nspec:\n%s", err, src)
 	}
-	r, err := schema.Open(trace)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	run, err := Load(r, s, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := spec.Check(s, run.Layout); err != nil {
-		t.Fatalf("check:\n%v", err)
-	}
-	ses, err := New(run, s)
+	run, ses, err := Open(trace, s)
 	if err != nil {
 		t.Fatal(err)
 	}

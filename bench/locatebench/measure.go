@@ -116,22 +116,10 @@ func openSession(trace, specPath string) (*locate.Run, *locate.Session, time.Dur
 	if err != nil {
 		return nil, nil, 0, fmt.Errorf("parse spec: %w", err)
 	}
-	rd, err := schema.Open(trace)
+	start := time.Now()
+	run, ses, err := locate.Open(trace, sp)
 	if err != nil {
 		return nil, nil, 0, err
-	}
-	defer rd.Close()
-	start := time.Now()
-	run, err := locate.Load(rd, sp, nil)
-	if err != nil {
-		return nil, nil, 0, fmt.Errorf("load: %w", err)
-	}
-	if err := spec.Check(sp, run.Layout); err != nil {
-		return nil, nil, 0, fmt.Errorf("check spec: %w", err)
-	}
-	ses, err := locate.New(run, sp)
-	if err != nil {
-		return nil, nil, 0, fmt.Errorf("session: %w", err)
 	}
 	return run, ses, time.Since(start), nil
 }
