@@ -201,6 +201,12 @@ func (e *batchEncoder) add(ev *Event) {
 		c[fieldAddr] = appendZigzag(c[fieldAddr], ev.Addr-e.prevAddr[ch])
 		e.prevAddr[ch] = ev.Addr
 	}
+	if f&fSize != 0 {
+		c[fieldSize] = append(c[fieldSize], byte(ev.Size)) // 1..64: a one-byte varint
+		if ev.Size > 8 {
+			c[fieldData] = append(c[fieldData], ev.Data...)
+		}
+	}
 	if f&fValue != 0 {
 		c[fieldValue] = binary.AppendUvarint(c[fieldValue], ev.Value)
 	}

@@ -24,9 +24,13 @@ const (
 	KindSignal        = Kind(tracepb.EventKind_SIGNAL)
 	KindClientRequest = Kind(tracepb.EventKind_CLIENT_REQUEST)
 	KindExit          = Kind(tracepb.EventKind_EXIT)
+	KindAlter         = Kind(tracepb.EventKind_ALTER)
+	KindRegion        = Kind(tracepb.EventKind_REGION)
+	KindMemory        = Kind(tracepb.EventKind_MEMORY)
+	KindRegisters     = Kind(tracepb.EventKind_REGISTERS)
 
 	// NumKinds is one more than the largest valid Kind.
-	NumKinds = KindExit + 1
+	NumKinds = KindRegisters + 1
 )
 
 var kindNames = [NumKinds]string{
@@ -43,6 +47,10 @@ var kindNames = [NumKinds]string{
 	KindSignal:        "signal",
 	KindClientRequest: "client-request",
 	KindExit:          "exit",
+	KindAlter:         "alter",
+	KindRegion:        "region",
+	KindMemory:        "memory",
+	KindRegisters:     "registers",
 }
 
 // Valid reports whether k is a kind a trace may contain.
@@ -177,6 +185,10 @@ var kindFields = [NumKinds]uint16{
 	KindSignal:        fPC | fNum | fCount | fAddr,
 	KindClientRequest: fPC | fNum | fName | fArgs,
 	KindExit:          fValue | fNum,
+	KindAlter:         fPC | fNum | fCount | fAddr,
+	KindRegion:        fNum | fCount,
+	KindMemory:        fAddr | fSize | fValue,
+	KindRegisters:     fNum | fCount | fSize | fValue,
 }
 
 // HasPC reports whether events of kind k carry a program counter.

@@ -299,6 +299,18 @@ func kindEvents(k schema.Kind) []schema.Event {
 			ev.PC, ev.Num, ev.Name, ev.Args = 0x40_1014, 1+i%2, []string{"node", "phase-1", "node"}[i], [6]uint64{0x5555_5556_0000}
 		case schema.KindExit:
 			ev.Value = i
+		case schema.KindAlter:
+			ev.PC, ev.Num, ev.Count, ev.Addr = 0x40_1018, 1+i%2, uint32(1+i), 0x40_1020
+		case schema.KindRegion:
+			ev.Num, ev.Count = 1+i%2, 1
+		case schema.KindMemory:
+			ev.Addr, ev.Size, ev.Value = 0x5555_5556_0000+64*i, 8, 0x5555_5556_0040
+			if i == 1 {
+				ev.Size, ev.Data = 16, []byte("0123456789abcdef")
+				ev.Value = 0x3736353433323130
+			}
+		case schema.KindRegisters:
+			ev.Num, ev.Count, ev.Size, ev.Value = 1, 1, 8, 0x7ffc_0000_1000
 		}
 		evs = append(evs, ev)
 	}

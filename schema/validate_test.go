@@ -455,8 +455,11 @@ func TestSummarizeInvalid(t *testing.T) {
 			f.KindCounts[schema.KindLoad]++
 		}, want: "footer: counts 2 block events, the trace holds 3", block: 3},
 		{name: "footer extra kind", evs: twoThreads, mutate: func(f *tracepb.Footer) {
-			f.KindCounts = append(f.KindCounts, 0, 2)
-		}, want: "footer: counts 2 kind(15) events, the trace holds 0", block: 3},
+			for len(f.KindCounts) < int(schema.NumKinds)+1 {
+				f.KindCounts = append(f.KindCounts, 0)
+			}
+			f.KindCounts = append(f.KindCounts, 2)
+		}, want: "footer: counts 2 kind(19) events, the trace holds 0", block: 3},
 		{name: "footer short kind counts", evs: twoThreads, mutate: func(f *tracepb.Footer) {
 			f.KindCounts = f.KindCounts[:int(schema.KindBlock)]
 		}, want: "footer: counts no block events, the trace holds 3", block: 3},

@@ -100,6 +100,9 @@ func TestWireCompatible(t *testing.T) {
 				wantPC++
 			}
 			switch ev.Kind {
+			case schema.KindMemory, schema.KindRegisters:
+				wantSize++
+				sizes = append(sizes, uint64(ev.Size))
 			case schema.KindLoad, schema.KindStore:
 				wantSize++
 				sizes = append(sizes, uint64(ev.Size))

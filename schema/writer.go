@@ -415,10 +415,16 @@ func (w *Writer) Close(exit *tracepb.ExitStatus) error {
 		return err
 	}
 	w.closed = true
+	// Kinds after EXIT (regions, alterations) are counted only when a
+	// trace has them, so that other traces keep their bytes.
+	counts := w.counts[:]
+	for len(counts) > int(KindExit)+1 && counts[len(counts)-1] == 0 {
+		counts = counts[:len(counts)-1]
+	}
 	f := &tracepb.Footer{
 		Frames:           w.frames,
 		EventCount:       w.seq,
-		KindCounts:       w.counts[:],
+		KindCounts:       counts,
 		Exit:             exit,
 		EndTimeUnixNanos: w.opts.Now().UnixNano(),
 	}

@@ -91,6 +91,31 @@ const (
 	// The process ended. Fields: value (exit code when it exited), num (the
 	// terminating signal when killed, else 0). Last event of a whole trace.
 	EventKind_EXIT EventKind = 13
+	// The recorder changed the run at this instruction (record --switch or
+	// --suppress): the event comes just before what the altered instruction
+	// did. Fields: pc (the altered instruction), num (an Alteration), count
+	// (which execution of the source line it was, from 1), addr (for a
+	// switched branch, where control went instead; for a suppressed call,
+	// the call's target).
+	EventKind_ALTER EventKind = 14
+	// A recorded region starts or ends (record --from/--to). Between an end
+	// and the next start, threads run unrecorded: the trace keeps only their
+	// allocator calls and returns, system calls, thread events, signals,
+	// client requests and the exit. Fields: num (1: the region starts, 2: it
+	// ends), count (the region's number, from 1).
+	EventKind_REGION EventKind = 15
+	// The contents of memory when a region starts, as if stored there before
+	// it: `size` bytes (1..64) at addr. The MEMORY events of a region's
+	// start cover the live heap blocks, the writable data of the program's
+	// modules and the threads' stacks. Fields: addr, size, value (the low 8
+	// bytes), data (all bytes, when size > 8).
+	EventKind_MEMORY EventKind = 16
+	// The registers of a thread when a region starts: `size` bytes of data
+	// holding consecutive registers from Register number `num` on (8 bytes
+	// each for RAX..GS_BASE, 16 for XMM0..XMM15). Fields: count (the thread
+	// whose registers these are, which need not be the running one), num,
+	// size, value (the low 8 bytes), data (all bytes, when size > 8).
+	EventKind_REGISTERS EventKind = 17
 )
 
 // Enum value maps for EventKind.
@@ -110,6 +135,10 @@ var (
 		11: "SIGNAL",
 		12: "CLIENT_REQUEST",
 		13: "EXIT",
+		14: "ALTER",
+		15: "REGION",
+		16: "MEMORY",
+		17: "REGISTERS",
 	}
 	EventKind_value = map[string]int32{
 		"EVENT_KIND_UNSPECIFIED": 0,
@@ -126,6 +155,10 @@ var (
 		"SIGNAL":                 11,
 		"CLIENT_REQUEST":         12,
 		"EXIT":                   13,
+		"ALTER":                  14,
+		"REGION":                 15,
+		"MEMORY":                 16,
+		"REGISTERS":              17,
 	}
 )
 
@@ -154,6 +187,56 @@ func (x EventKind) Number() protoreflect.EnumNumber {
 // Deprecated: Use EventKind.Descriptor instead.
 func (EventKind) EnumDescriptor() ([]byte, []int) {
 	return file_trace_proto_rawDescGZIP(), []int{0}
+}
+
+// Alteration codes carried in EventBatch.num for ALTER events.
+type Alteration int32
+
+const (
+	Alteration_ALTERATION_UNSPECIFIED Alteration = 0
+	Alteration_SWITCH                 Alteration = 1 // a conditional branch went the other way
+	Alteration_SUPPRESS               Alteration = 2 // an instruction's effects (a call: the whole call) were skipped
+)
+
+// Enum value maps for Alteration.
+var (
+	Alteration_name = map[int32]string{
+		0: "ALTERATION_UNSPECIFIED",
+		1: "SWITCH",
+		2: "SUPPRESS",
+	}
+	Alteration_value = map[string]int32{
+		"ALTERATION_UNSPECIFIED": 0,
+		"SWITCH":                 1,
+		"SUPPRESS":               2,
+	}
+)
+
+func (x Alteration) Enum() *Alteration {
+	p := new(Alteration)
+	*p = x
+	return p
+}
+
+func (x Alteration) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (Alteration) Descriptor() protoreflect.EnumDescriptor {
+	return file_trace_proto_enumTypes[1].Descriptor()
+}
+
+func (Alteration) Type() protoreflect.EnumType {
+	return &file_trace_proto_enumTypes[1]
+}
+
+func (x Alteration) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use Alteration.Descriptor instead.
+func (Alteration) EnumDescriptor() ([]byte, []int) {
+	return file_trace_proto_rawDescGZIP(), []int{1}
 }
 
 // ClientRequest codes carried in EventBatch.num for CLIENT_REQUEST events.
@@ -190,11 +273,11 @@ func (x ClientRequest) String() string {
 }
 
 func (ClientRequest) Descriptor() protoreflect.EnumDescriptor {
-	return file_trace_proto_enumTypes[1].Descriptor()
+	return file_trace_proto_enumTypes[2].Descriptor()
 }
 
 func (ClientRequest) Type() protoreflect.EnumType {
-	return &file_trace_proto_enumTypes[1]
+	return &file_trace_proto_enumTypes[2]
 }
 
 func (x ClientRequest) Number() protoreflect.EnumNumber {
@@ -203,7 +286,7 @@ func (x ClientRequest) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use ClientRequest.Descriptor instead.
 func (ClientRequest) EnumDescriptor() ([]byte, []int) {
-	return file_trace_proto_rawDescGZIP(), []int{1}
+	return file_trace_proto_rawDescGZIP(), []int{2}
 }
 
 // Register numbers used by base_reg, reg, and the use/def masks of
@@ -349,11 +432,11 @@ func (x Register) String() string {
 }
 
 func (Register) Descriptor() protoreflect.EnumDescriptor {
-	return file_trace_proto_enumTypes[2].Descriptor()
+	return file_trace_proto_enumTypes[3].Descriptor()
 }
 
 func (Register) Type() protoreflect.EnumType {
-	return &file_trace_proto_enumTypes[2]
+	return &file_trace_proto_enumTypes[3]
 }
 
 func (x Register) Number() protoreflect.EnumNumber {
@@ -362,7 +445,7 @@ func (x Register) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use Register.Descriptor instead.
 func (Register) EnumDescriptor() ([]byte, []int) {
-	return file_trace_proto_rawDescGZIP(), []int{2}
+	return file_trace_proto_rawDescGZIP(), []int{3}
 }
 
 // Header describes the recorded run. It is the first block of every trace.
@@ -1906,7 +1989,7 @@ const file_trace_proto_rawDesc = "" +
 	"\x04code\x18\x02 \x01(\x05R\x04code\x12\x16\n" +
 	"\x06signal\x18\x03 \x01(\rR\x06signal\x12\x1f\n" +
 	"\vcore_dumped\x18\x04 \x01(\bR\n" +
-	"coreDumped*\xd7\x01\n" +
+	"coreDumped*\x89\x02\n" +
 	"\tEventKind\x12\x1a\n" +
 	"\x16EVENT_KIND_UNSPECIFIED\x10\x00\x12\t\n" +
 	"\x05BLOCK\x10\x01\x12\b\n" +
@@ -1925,7 +2008,19 @@ const file_trace_proto_rawDesc = "" +
 	"\n" +
 	"\x06SIGNAL\x10\v\x12\x12\n" +
 	"\x0eCLIENT_REQUEST\x10\f\x12\b\n" +
-	"\x04EXIT\x10\r*E\n" +
+	"\x04EXIT\x10\r\x12\t\n" +
+	"\x05ALTER\x10\x0e\x12\n" +
+	"\n" +
+	"\x06REGION\x10\x0f\x12\n" +
+	"\n" +
+	"\x06MEMORY\x10\x10\x12\r\n" +
+	"\tREGISTERS\x10\x11*B\n" +
+	"\n" +
+	"Alteration\x12\x1a\n" +
+	"\x16ALTERATION_UNSPECIFIED\x10\x00\x12\n" +
+	"\n" +
+	"\x06SWITCH\x10\x01\x12\f\n" +
+	"\bSUPPRESS\x10\x02*E\n" +
 	"\rClientRequest\x12\x1e\n" +
 	"\x1aCLIENT_REQUEST_UNSPECIFIED\x10\x00\x12\n" +
 	"\n" +
@@ -1986,39 +2081,40 @@ func file_trace_proto_rawDescGZIP() []byte {
 	return file_trace_proto_rawDescData
 }
 
-var file_trace_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
+var file_trace_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
 var file_trace_proto_msgTypes = make([]protoimpl.MessageInfo, 14)
 var file_trace_proto_goTypes = []any{
 	(EventKind)(0),      // 0: mgtrace.trace.v1.EventKind
-	(ClientRequest)(0),  // 1: mgtrace.trace.v1.ClientRequest
-	(Register)(0),       // 2: mgtrace.trace.v1.Register
-	(*Header)(nil),      // 3: mgtrace.trace.v1.Header
-	(*KeyValue)(nil),    // 4: mgtrace.trace.v1.KeyValue
-	(*EventBatch)(nil),  // 5: mgtrace.trace.v1.EventBatch
-	(*Tables)(nil),      // 6: mgtrace.trace.v1.Tables
-	(*Module)(nil),      // 7: mgtrace.trace.v1.Module
-	(*SourceFile)(nil),  // 8: mgtrace.trace.v1.SourceFile
-	(*Function)(nil),    // 9: mgtrace.trace.v1.Function
-	(*Instruction)(nil), // 10: mgtrace.trace.v1.Instruction
-	(*StructType)(nil),  // 11: mgtrace.trace.v1.StructType
-	(*Member)(nil),      // 12: mgtrace.trace.v1.Member
-	(*Footer)(nil),      // 13: mgtrace.trace.v1.Footer
-	(*FrameRef)(nil),    // 14: mgtrace.trace.v1.FrameRef
-	(*ThreadInfo)(nil),  // 15: mgtrace.trace.v1.ThreadInfo
-	(*ExitStatus)(nil),  // 16: mgtrace.trace.v1.ExitStatus
+	(Alteration)(0),     // 1: mgtrace.trace.v1.Alteration
+	(ClientRequest)(0),  // 2: mgtrace.trace.v1.ClientRequest
+	(Register)(0),       // 3: mgtrace.trace.v1.Register
+	(*Header)(nil),      // 4: mgtrace.trace.v1.Header
+	(*KeyValue)(nil),    // 5: mgtrace.trace.v1.KeyValue
+	(*EventBatch)(nil),  // 6: mgtrace.trace.v1.EventBatch
+	(*Tables)(nil),      // 7: mgtrace.trace.v1.Tables
+	(*Module)(nil),      // 8: mgtrace.trace.v1.Module
+	(*SourceFile)(nil),  // 9: mgtrace.trace.v1.SourceFile
+	(*Function)(nil),    // 10: mgtrace.trace.v1.Function
+	(*Instruction)(nil), // 11: mgtrace.trace.v1.Instruction
+	(*StructType)(nil),  // 12: mgtrace.trace.v1.StructType
+	(*Member)(nil),      // 13: mgtrace.trace.v1.Member
+	(*Footer)(nil),      // 14: mgtrace.trace.v1.Footer
+	(*FrameRef)(nil),    // 15: mgtrace.trace.v1.FrameRef
+	(*ThreadInfo)(nil),  // 16: mgtrace.trace.v1.ThreadInfo
+	(*ExitStatus)(nil),  // 17: mgtrace.trace.v1.ExitStatus
 }
 var file_trace_proto_depIdxs = []int32{
-	4,  // 0: mgtrace.trace.v1.Header.env:type_name -> mgtrace.trace.v1.KeyValue
-	4,  // 1: mgtrace.trace.v1.Header.settings:type_name -> mgtrace.trace.v1.KeyValue
-	7,  // 2: mgtrace.trace.v1.Tables.modules:type_name -> mgtrace.trace.v1.Module
-	8,  // 3: mgtrace.trace.v1.Tables.files:type_name -> mgtrace.trace.v1.SourceFile
-	9,  // 4: mgtrace.trace.v1.Tables.functions:type_name -> mgtrace.trace.v1.Function
-	10, // 5: mgtrace.trace.v1.Tables.instructions:type_name -> mgtrace.trace.v1.Instruction
-	11, // 6: mgtrace.trace.v1.Tables.types:type_name -> mgtrace.trace.v1.StructType
-	12, // 7: mgtrace.trace.v1.StructType.members:type_name -> mgtrace.trace.v1.Member
-	14, // 8: mgtrace.trace.v1.Footer.frames:type_name -> mgtrace.trace.v1.FrameRef
-	15, // 9: mgtrace.trace.v1.Footer.threads:type_name -> mgtrace.trace.v1.ThreadInfo
-	16, // 10: mgtrace.trace.v1.Footer.exit:type_name -> mgtrace.trace.v1.ExitStatus
+	5,  // 0: mgtrace.trace.v1.Header.env:type_name -> mgtrace.trace.v1.KeyValue
+	5,  // 1: mgtrace.trace.v1.Header.settings:type_name -> mgtrace.trace.v1.KeyValue
+	8,  // 2: mgtrace.trace.v1.Tables.modules:type_name -> mgtrace.trace.v1.Module
+	9,  // 3: mgtrace.trace.v1.Tables.files:type_name -> mgtrace.trace.v1.SourceFile
+	10, // 4: mgtrace.trace.v1.Tables.functions:type_name -> mgtrace.trace.v1.Function
+	11, // 5: mgtrace.trace.v1.Tables.instructions:type_name -> mgtrace.trace.v1.Instruction
+	12, // 6: mgtrace.trace.v1.Tables.types:type_name -> mgtrace.trace.v1.StructType
+	13, // 7: mgtrace.trace.v1.StructType.members:type_name -> mgtrace.trace.v1.Member
+	15, // 8: mgtrace.trace.v1.Footer.frames:type_name -> mgtrace.trace.v1.FrameRef
+	16, // 9: mgtrace.trace.v1.Footer.threads:type_name -> mgtrace.trace.v1.ThreadInfo
+	17, // 10: mgtrace.trace.v1.Footer.exit:type_name -> mgtrace.trace.v1.ExitStatus
 	11, // [11:11] is the sub-list for method output_type
 	11, // [11:11] is the sub-list for method input_type
 	11, // [11:11] is the sub-list for extension type_name
@@ -2036,7 +2132,7 @@ func file_trace_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_trace_proto_rawDesc), len(file_trace_proto_rawDesc)),
-			NumEnums:      3,
+			NumEnums:      4,
 			NumMessages:   14,
 			NumExtensions: 0,
 			NumServices:   0,

@@ -106,6 +106,35 @@ func fill(rng *rand.Rand, ev *schema.Event, names []string) {
 		randArgs(rng, ev)
 	case schema.KindExit:
 		ev.Value, ev.Num = uint64(rng.IntN(256)), uint64(rng.IntN(3))*11
+	case schema.KindAlter:
+		ev.PC, ev.Num, ev.Count, ev.Addr = pc(), uint64(1+rng.IntN(2)), uint32(1+rng.IntN(100)), pc()
+	case schema.KindRegion:
+		ev.Num, ev.Count = uint64(1+rng.IntN(2)), uint32(1+rng.IntN(4))
+	case schema.KindMemory:
+		ev.Addr = randValue(rng)
+		randBytes(rng, ev, []uint32{8, 64, 64, 24, 3})
+	case schema.KindRegisters:
+		ev.Count = uint32(1 + rng.IntN(4))
+		ev.Num = uint64(1 + rng.IntN(20))
+		randBytes(rng, ev, []uint32{8, 64, 32, 16})
+	}
+}
+
+// randBytes gives ev one of sizes and random data of that size.
+func randBytes(rng *rand.Rand, ev *schema.Event, sizes []uint32) {
+	ev.Size = sizes[rng.IntN(len(sizes))]
+	b := make([]byte, max(ev.Size, 8))
+	for i := range b {
+		b[i] = byte(rng.Uint32())
+	}
+	if ev.Size > 8 {
+		ev.Data = b
+		ev.Value = leUint64(b)
+	} else {
+		ev.Value = leUint64(b) & (1<<(8*ev.Size) - 1)
+		if ev.Size == 8 {
+			ev.Value = leUint64(b)
+		}
 	}
 }
 
