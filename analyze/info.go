@@ -482,7 +482,10 @@ func writeInfoJSON(w io.Writer, s *schema.Summary) error {
 		j.TruncatedAt, j.TruncationReason = &at, s.End.Reason
 	}
 	for _, k := range schema.Kinds() {
-		j.Kinds[k.String()] = s.KindCounts[k]
+		// The kinds of region recording and re-execution only when present.
+		if k <= schema.KindExit || s.KindCounts[k] > 0 {
+			j.Kinds[k.String()] = s.KindCounts[k]
+		}
 	}
 	for _, t := range s.Threads {
 		tj := threadJSON{ID: uint32(t.ID), OSTID: t.OSTID, Parent: uint32(t.Parent), Events: t.Events, Exited: t.Exited}
