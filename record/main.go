@@ -57,6 +57,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	valgrind := fs.String("valgrind", "valgrind", "the valgrind command")
 	vgArgs := fs.StringArray("valgrind-arg", nil, "extra option for valgrind, e.g. --valgrind-arg=--fair-sched=yes (repeatable)")
 	progress := fs.String("progress", "auto", "show progress on standard error: auto (when it is a terminal), always or never")
+	from := fs.StringArray("from", nil, "record only from POINT on (repeatable, one region each): FUNC (its entry), FUNC:exit (its return), FILE:LINE, mark:NAME (MGTRACE_MARK), or an instruction count; #K for the K-th time (see docs/record.md)")
+	to := fs.StringArray("to", nil, "end the region of the matching --from at POINT (default: the end of the run)")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the recorder itself to this file (for developers)")
 	help := fs.BoolP("help", "h", false, "show this help")
 	if err := fs.Parse(args); err != nil {
@@ -82,9 +84,15 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	if out == "" {
 		out = filepath.Base(rest[0]) + ".trace"
 	}
+	regions, err := parseRegions(rest[0], *from, *to)
+	if err != nil {
+		fmt.Fprintf(stderr, "record: %v\n", err)
+		return 2
+	}
 	opts := recorder.Options{
 		Program: rest[0], Args: rest[1:], Output: out, ProbeDir: *probeDir,
 		Valgrind: *valgrind, ValgrindArgs: *vgArgs, Stdin: stdin, Stdout: stdout, Stderr: stderr,
+		Regions: regions,
 	}
 	showProgress := !*quiet && (*progress == "always" || *progress == "auto" && term.IsTerminal(stderr))
 	if showProgress {
