@@ -35,6 +35,7 @@
 #include "pub_tool_vkiscnums.h"
 #include "pub_tool_mallocfree.h"
 #include "pub_tool_hashtable.h"
+#include "pub_tool_debuginfo.h"
 #include "libvex_guest_offsets.h"
 #include "libvex_guest_amd64.h"
 #include "valgrind.h"
@@ -536,6 +537,7 @@ static void emit_sb_def(ULong id, IRSB* sb, const Site* sites, UInt nsites)
 #define TRIG_ICOUNT 3
 #define MAX_TRIGGERS 64
 #define MAX_TRIG_LOCS 512
+#define MAX_KEEP 128
 
 typedef struct {
    UInt kind;
@@ -565,6 +567,31 @@ static ULong mgt_icount = 0;       /* instructions run (per superblock) */
 static UInt mgt_region_no = 0;
 static Bool mgt_pending = False;   /* a toggle whose records are not written yet */
 static Addr mgt_resume_pc = 0;     /* the trigger instruction that runs again after a toggle */
+/* Outside regions, the calls and returns the driver wants: those of
+   functions whose name matches (=NAME exact, ^PREFIX), and those of
+   functions whose name Valgrind does not know. The file's "keep" lines. */
+static const HChar* mgt_keep[MAX_KEEP];
+static UInt mgt_nkeep = 0;
+
+/* Whether the call to (or the return from) the function at a is kept
+   outside regions. */
+static Bool keep_function_at(Addr a)
+{
+   const HChar* name = 0;
+   if (mgt_nkeep == 0 || !VG_(get_fnname)(VG_(current_DiEpoch)(), a, &name) || name == 0 || name[0] == 0) {
+      return True;
+   }
+   for (UInt i = 0; i < mgt_nkeep; i++) {
+      const HChar* k = mgt_keep[i];
+      if (k[0] == '=' && VG_(strcmp)(name, k + 1) == 0) {
+         return True;
+      }
+      if (k[0] == '^' && VG_(strncmp)(name, k + 1, VG_(strlen)(k + 1)) == 0) {
+         return True;
+      }
+   }
+   return False;
+}
 
 /* The file offset of code address a and the path of the file it is
    mapped from, or False. */
@@ -754,7 +781,11 @@ static Bool read_regions(void)
       Bool last = *end == 0;
       *end = 0;
       HChar* p = line;
-      if (*p) {
+      if (VG_(strncmp)(p, "keep ", 5) == 0) {
+         if (mgt_nkeep < MAX_KEEP) {
+            mgt_keep[mgt_nkeep++] = p + 5;
+         }
+      } else if (*p) {
          UInt idx = (UInt)VG_(strtoll10)(p, &p);
          while (*p == ' ') p++;
          if (idx >= MAX_TRIGGERS) {
@@ -804,16 +835,17 @@ static Bool read_regions(void)
 
 /* Adds the generation check: when the generation is no longer gen (a
    region started or ended since this translation was made), leave to
-   addr through an invalidate-icache exit, which has Valgrind discard the
-   translations holding addr and translate anew. */
+   addr through an invalidate-icache exit over the whole address space:
+   Valgrind discards every translation at once (the first translation to
+   notice does it; the others are gone with it) and translates anew. */
 static void add_gen_check(IRSB* out, Addr addr, ULong gen)
 {
    IRTemp g = newIRTemp(out->tyenv, Ity_I64);
    addStmtToIRSB(out, IRStmt_WrTmp(g, IRExpr_Load(Iend_LE, Ity_I64, u64((ULong)(HWord)&mgt_gen))));
    IRTemp ne = newIRTemp(out->tyenv, Ity_I1);
    addStmtToIRSB(out, IRStmt_WrTmp(ne, IRExpr_Binop(Iop_CmpNE64, IRExpr_RdTmp(g), u64(gen))));
-   addStmtToIRSB(out, IRStmt_Put(offsetof(VexGuestAMD64State, guest_CMSTART), u64(addr)));
-   addStmtToIRSB(out, IRStmt_Put(offsetof(VexGuestAMD64State, guest_CMLEN), u64(1)));
+   addStmtToIRSB(out, IRStmt_Put(offsetof(VexGuestAMD64State, guest_CMSTART), u64(0x1000)));
+   addStmtToIRSB(out, IRStmt_Put(offsetof(VexGuestAMD64State, guest_CMLEN), u64(~(ULong)0xfff)));
    addStmtToIRSB(out, IRStmt_Exit(IRExpr_RdTmp(ne), Ijk_InvalICache, IRConst_U64(addr), OFFSET_amd64_RIP));
 }
 
@@ -921,8 +953,12 @@ static IRSB* instrument_outside(IRSB* in)
          add_trigger_hook(out, last, gen, True);
       }
    }
-   if (started && (in->jumpkind == Ijk_Call || in->jumpkind == Ijk_Ret)) {
-      add_xcall(out, in->jumpkind == Ijk_Call, last);
+   if (started && in->jumpkind == Ijk_Call
+       && (in->next->tag != Iex_Const || keep_function_at((Addr)in->next->Iex.Const.con->Ico.U64))) {
+      add_xcall(out, True, last);
+   }
+   if (started && in->jumpkind == Ijk_Ret && keep_function_at(last)) {
+      add_xcall(out, False, last);
    }
    return out;
 }

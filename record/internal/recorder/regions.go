@@ -85,6 +85,13 @@ func writeRegions(dir string, regions []Region) (string, error) {
 			}
 		}
 	}
+	exact, prefixes := alloc.EntryPatterns()
+	for _, n := range exact {
+		fmt.Fprintf(&b, "keep =%s\n", n)
+	}
+	for _, p := range prefixes {
+		fmt.Fprintf(&b, "keep ^%s\n", p)
+	}
 	if len(regions) > 32 {
 		return "", fmt.Errorf("at most 32 regions, not %d", len(regions))
 	}
