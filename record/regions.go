@@ -3,9 +3,11 @@ package main
 import (
 	"fmt"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 
+	"github.com/mgtrace/mgtrace/points"
 	"github.com/mgtrace/mgtrace/record/internal/recorder"
 )
 
@@ -69,7 +71,58 @@ func parsePoint(prog, s string, end bool) (recorder.Trigger, error) {
 	return recorder.Trigger{Kind: recorder.TriggerCode, K: k, Locs: locs}, nil
 }
 
-// codePoint resolves FUNC, FUNC:exit or FILE:LINE to instructions.
+// codePoint resolves FUNC, FUNC:exit or FILE:LINE in the program to the
+// instructions whose executions a trigger counts: a function's entry, its
+// return instructions, or the instructions where control enters the line
+// (the first of each run of the line's instructions).
 func codePoint(prog, s string) ([]recorder.CodeLoc, error) {
-	return nil, fmt.Errorf("code points are not resolved yet")
+	real, err := filepath.EvalSymlinks(prog)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", prog, err)
+	}
+	p, err := points.Open(real)
+	if err != nil {
+		return nil, err
+	}
+	defer p.Close()
+	var ins []points.Insn
+	if i := strings.LastIndexByte(s, ':'); i > 0 {
+		if line, err := strconv.Atoi(s[i+1:]); err == nil {
+			file, err := p.ResolveFile(s[:i])
+			if err != nil {
+				return nil, err
+			}
+			all, err := p.Line(file, line)
+			if err != nil {
+				return nil, err
+			}
+			for j, in := range all {
+				if j == 0 || all[j-1].Addr+uint64(len(all[j-1].Code)) != in.Addr {
+					ins = append(ins, in)
+				}
+			}
+		} else if fn, ok := strings.CutSuffix(s, ":exit"); ok {
+			_, rets, err := p.Function(fn)
+			if err != nil {
+				return nil, err
+			}
+			if len(rets) == 0 {
+				return nil, fmt.Errorf("function %s has no return instruction", fn)
+			}
+			ins = rets
+		} else {
+			return nil, fmt.Errorf("want FUNC, FUNC:exit, FILE:LINE, mark:NAME or an instruction count")
+		}
+	} else {
+		entry, _, err := p.Function(s)
+		if err != nil {
+			return nil, fmt.Errorf("%w (for a marker, write mark:%s)", err, s)
+		}
+		ins = []points.Insn{entry}
+	}
+	locs := make([]recorder.CodeLoc, len(ins))
+	for i, in := range ins {
+		locs[i] = recorder.CodeLoc{Path: in.Loc.Path, Offset: in.Loc.Offset}
+	}
+	return locs, nil
 }
