@@ -258,3 +258,29 @@ func TestRegionErrors(t *testing.T) {
 		}
 	}
 }
+
+// A program killed by a signal after its region ended: the trace still
+// says where (the pc the probe saw last), as a whole-run trace does.
+func TestRegionCrashOutside(t *testing.T) {
+	t.Parallel()
+	prog := testprog.Build(t, "wild")
+	signalPC := func(flags ...string) uint64 {
+		trace := filepath.Join(t.TempDir(), "run.trace")
+		argv := append(append([]string{"-q", "--probe-dir", needProbe(t), "-o", trace}, flags...), prog)
+		if status, _, stderr := runRecord(argv...); status != 128+11 {
+			t.Fatalf("record %v: status %d, want %d (SIGSEGV)\n%s", flags, status, 128+11, stderr)
+		}
+		evs, _ := readEvents(t, trace)
+		for _, ev := range evs {
+			if ev.Kind == schema.KindSignal {
+				return ev.PC
+			}
+		}
+		t.Fatalf("record %v: no signal event", flags)
+		return 0
+	}
+	whole := signalPC()
+	if got := signalPC("--from", "corrupt", "--to", "corrupt:exit"); got != whole {
+		t.Errorf("the signal after the region is at %#x, the whole run's at %#x", got, whole)
+	}
+}

@@ -1578,6 +1578,13 @@ static void mgt_post_clo_init(void)
 
 static void mgt_fini(Int exitcode)
 {
+   if (mgt_regions && !mgt_in_region && mgt_last_tid != VG_INVALID_THREADID) {
+      /* No superblock record says where the program stopped. */
+      need(3);
+      put(hdr(MGT_REC_STOPPED, 3, 0));
+      put(mgt_last_tid);
+      put(VG_(get_IP)(mgt_last_tid));
+   }
    need(1);
    put(hdr(MGT_REC_EXIT, 1, (UInt)exitcode));
    send_chunk(False);

@@ -143,6 +143,10 @@
    the ret instruction, target, rax, rsp. */
 #define MGT_REC_XRET 21
 
+/* STOPPED: outside regions, the process ended: words: the Valgrind
+   thread that ran last, its guest pc (where a fatal signal hit it). */
+#define MGT_REC_STOPPED 22
+
 /* Site kinds and the data words each writes (in this order). */
 #define MGT_SITE_LOAD   1 /* addr (written before the access), then the
                              value: 1 word for 1..8 bytes, size/8 words

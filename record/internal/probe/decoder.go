@@ -462,7 +462,22 @@ func (d *Decoder) record(h uint64) error {
 		if ev.Num != 1 && ev.Num != 2 {
 			return d.bad("region record with num %d", ev.Num)
 		}
+		// Outside a region nothing says where the threads are.
+		d.cut.ok, d.cut.havePending, d.lastPC = false, false, 0
 		return d.emit(ev)
+	case recStopped:
+		if n < 3 {
+			return d.bad("short stopped record")
+		}
+		// The thread may have exited already (a fatal signal ends the
+		// threads first): then it is the one that ran last.
+		if t, ok := d.threadOf[d.word()]; ok {
+			if err := d.switchTo(t); err != nil {
+				return err
+			}
+		}
+		d.lastPC = d.word()
+		d.skip(n - 3)
 	case recMemory:
 		return d.memory(n)
 	case recRegs:

@@ -30,6 +30,7 @@ const (
 	recRegs         = 18
 	recXCall        = 20
 	recXRet         = 21
+	recStopped      = 22
 )
 
 // SB_EXEC flags (MGT_EXECF_*).
