@@ -250,6 +250,7 @@ func TestRegionErrors(t *testing.T) {
 		{[]string{"--from", "0"}, "record: --from 0: an instruction count must be at least 1\n"},
 		{[]string{"--from", "mark:"}, "record: --from mark:: mark: needs a marker name\n"},
 		{[]string{"--to", "list_sum"}, "record: --to list_sum has no --from to end\n"},
+		{[]string{"--from", "list_sum", "--switch", "list.c:63"}, "record: --switch and --suppress cannot be combined with --from yet: record the whole run\n"},
 	} {
 		argv := append([]string{"-q", "-o", filepath.Join(t.TempDir(), "x.trace")}, tc.flags...)
 		status, _, stderr := runRecord(append(argv, prog)...)
