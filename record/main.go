@@ -120,7 +120,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	opts := recorder.Options{
 		Program: rest[0], Args: rest[1:], Output: out, ProbeDir: *probeDir,
 		Valgrind: *valgrind, ValgrindArgs: *vgArgs, Stdin: stdin, Stdout: stdout, Stderr: stderr,
-		Regions: regions,
+		Regions:     regions,
 		Alterations: alts,
 	}
 	showProgress := !*quiet && (*progress == "always" || *progress == "auto" && term.IsTerminal(stderr))
