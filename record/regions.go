@@ -26,8 +26,18 @@ func parseRegions(program string, from, to []string) ([]recorder.Region, error) 
 	}
 	regions := make([]recorder.Region, len(from))
 	for i, f := range from {
+		if base, ok := strings.CutSuffix(f, "#all"); ok {
+			if i >= len(to) {
+				return nil, fmt.Errorf("--from %s: a repeating region needs its --to", f)
+			}
+			if i != len(from)-1 {
+				return nil, fmt.Errorf("--from %s: a repeating region must be the last", f)
+			}
+			regions[i].Repeat = true
+			f = base
+		}
 		if regions[i].From, err = parsePoint(prog, f, false); err != nil {
-			return nil, fmt.Errorf("--from %s: %w", f, err)
+			return nil, fmt.Errorf("--from %s: %w", from[i], err)
 		}
 		if i < len(to) {
 			if regions[i].To, err = parsePoint(prog, to[i], true); err != nil {

@@ -201,6 +201,7 @@ func TestRegionPoints(t *testing.T) {
 		{"two", []string{"--from", "list_append#2", "--to", "list_append:exit#2", "--from", "list_free"}, 2, 1, "list_append"},
 		{"line", []string{"--from", fmt.Sprintf("list.c:%d", line), "--to", "list_free"}, 1, 1, "main"},
 		{"count", []string{"--from", "50000"}, 1, 0, ""},
+		{"repeat", []string{"--from", "list_append#all", "--to", "list_append:exit"}, 8, 8, "list_append"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			evs, r, _ := recordRegions(t, prog, tc.flags, "8")
@@ -250,6 +251,7 @@ func TestRegionErrors(t *testing.T) {
 		{[]string{"--from", "0"}, "record: --from 0: an instruction count must be at least 1\n"},
 		{[]string{"--from", "mark:"}, "record: --from mark:: mark: needs a marker name\n"},
 		{[]string{"--to", "list_sum"}, "record: --to list_sum has no --from to end\n"},
+		{[]string{"--from", "list_sum#all"}, "record: --from list_sum#all: a repeating region needs its --to\n"},
 		{[]string{"--from", "list_sum", "--switch", "list.c:63"}, "record: --switch and --suppress cannot be combined with --from yet: record the whole run\n"},
 	} {
 		argv := append([]string{"-q", "-o", filepath.Join(t.TempDir(), "x.trace")}, tc.flags...)

@@ -527,6 +527,8 @@ static void emit_sb_def(ULong id, IRSB* sb, const Site* sites, UInt nsites)
      <index> mark <K> <name>                the K-th MGTRACE_MARK(name)
      <index> icount <N>                     N instructions have run
      <index> none                           never (a region to the end)
+     <index> repeat                         the region starts again at
+                                            its start trigger after it ends
    Index 2i is region i+1's start, 2i+1 its end; several loc lines with
    one index make one trigger (any of the instructions counts). An
    instruction is named by the file it is mapped from and its offset in
@@ -559,6 +561,7 @@ static UInt mgt_ntrig = 0;
 static TrigLoc mgt_locs[MAX_TRIG_LOCS];
 static UInt mgt_nlocs = 0;
 static UInt mgt_next = 0;          /* the trigger waited for */
+static Bool mgt_repeat[MAX_TRIGGERS / 2]; /* by region: starts again after its end */
 static ULong mgt_hits = 0;         /* its hits so far */
 /* Bumped at each toggle: every translation checks it at entry and has
    itself retranslated when it changed. */
@@ -637,6 +640,9 @@ static Bool is_trigger_insn(Addr a)
 static void fire(void)
 {
    mgt_next++;
+   if (mgt_next % 2 == 0 && mgt_repeat[mgt_next / 2 - 1]) {
+      mgt_next -= 2; /* a repeating region waits for its start again */
+   }
    mgt_hits = 0;
    mgt_gen++;
    mgt_pending = True;
@@ -819,6 +825,8 @@ static Bool read_regions(void)
             t->k = VG_(strtoll10)(p + 7, &p);
          } else if (VG_(strcmp)(p, "none") == 0) {
             t->kind = TRIG_NONE;
+         } else if (VG_(strcmp)(p, "repeat") == 0) {
+            mgt_repeat[idx / 2] = True;
          } else {
             VG_(fmsg)("mgtrace: bad region trigger line: %s\n", line);
             return False;

@@ -51,6 +51,9 @@ type Trigger struct {
 // one's To.
 type Region struct {
 	From, To Trigger
+	// Repeat: after the region ends, another starts at the next firing
+	// of From, and so on (the regions after it are never reached).
+	Repeat bool
 }
 
 // writeRegions writes the probe's trigger file (protocol in
@@ -58,6 +61,9 @@ type Region struct {
 func writeRegions(dir string, regions []Region) (string, error) {
 	var b strings.Builder
 	for i, r := range regions {
+		if r.Repeat {
+			fmt.Fprintf(&b, "%d repeat\n", 2*i)
+		}
 		for j, t := range []Trigger{r.From, r.To} {
 			idx := 2*i + j
 			switch t.Kind {
