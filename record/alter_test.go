@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/mgtrace/mgtrace/internal/testprog"
+	"github.com/mgtrace/mgtrace/points"
 	"github.com/mgtrace/mgtrace/schema"
 	"github.com/mgtrace/mgtrace/walk"
 )
@@ -228,5 +229,125 @@ func TestAlterationErrors(t *testing.T) {
 		if tt.status == 2 && strings.Count(errOut, "\n") != 1 {
 			t.Errorf("%v: want one line of error, got:\n%s", tt.flags, errOut)
 		}
+	}
+}
+
+// TestAlterInstanceContract checks the contract between record and the
+// analyses: the count of each ALTER event is the number that package
+// points (TraceRule and Counter, over the trace's instances in run order)
+// gives the altered instruction's execution; and the walker delivers each
+// ALTER event just before that instance. threads.c counts over two threads.
+func TestAlterInstanceContract(t *testing.T) {
+	probe := needProbe(t)
+	tests := []struct {
+		prog   string
+		args   []string
+		kind   points.Kind
+		file   string
+		line   int
+		flag   string
+		stdout string // a line of its output, "" for any
+	}{
+		{prog: "alter/bound", kind: points.Switch, file: "bound.c", line: 17, flag: "bound.c:17#11", stdout: "42"},
+		{prog: "alter/pair", kind: points.Suppress, file: "pair.c", line: 14, flag: "pair.c:14#3", stdout: "1 10 2 11 0 0"},
+		{prog: "threads", args: []string{"2000"}, kind: points.Suppress, file: "threads.c", line: 40, flag: "threads.c:40#1500", stdout: "counter 3999"},
+		{prog: "threads", args: []string{"2000"}, kind: points.Switch, file: "threads.c", line: 38, flag: "threads.c:38#all"},
+		{prog: "threads", args: []string{"2000"}, kind: points.Suppress, file: "threads.c", line: 39, flag: "threads.c:39#3000"},
+	}
+	for _, tt := range tests {
+		bin := testprog.Build(t, tt.prog, testprog.Flags("-O0"))
+		trace := filepath.Join(t.TempDir(), "x.trace")
+		args := []string{"-q", "--probe-dir", probe, "-o", trace, "--" + tt.kind.String(), tt.flag, "--", bin}
+		_, out, errOut := runRecord(append(args, tt.args...)...)
+		if tt.stdout != "" && !strings.Contains(out, tt.stdout+"\n") {
+			t.Errorf("%s: stdout %q, want the line %q\n%s", tt.flag, out, tt.stdout, errOut)
+		}
+		// The tables are complete once the whole trace was read.
+		r, err := schema.Open(trace)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for {
+			if _, err := r.Next(); err != nil {
+				break
+			}
+		}
+		rule, err := points.TraceRule(r.Tables(), tt.kind, tt.file, tt.line)
+		r.Close()
+		if err != nil {
+			t.Fatalf("%s: %v", tt.flag, err)
+		}
+		r, err = schema.Open(trace)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := &contractVisitor{t: t, flag: tt.flag, c: points.NewCounter(rule)}
+		if _, err := walk.Walk(r, v, walk.Options{}); err != nil {
+			t.Fatalf("%s: walk: %v", tt.flag, err)
+		}
+		r.Close()
+		if v.alters == 0 || v.pending != nil {
+			t.Errorf("%s: %d ALTER events, one not followed by its instance: %v", tt.flag, v.alters, v.pending != nil)
+		}
+	}
+}
+
+type contractVisitor struct {
+	t       *testing.T
+	flag    string
+	c       *points.Counter
+	pending *schema.Event
+	alters  int
+}
+
+func (v *contractVisitor) Instance(in *walk.Instance) error {
+	n, counted := v.c.Next(in.Static.PC)
+	if !counted {
+		// A later store instruction of a suppressed line: it carries the
+		// number of the instance its anchor began.
+		n = v.c.Count()
+	}
+	if p := v.pending; p != nil && p.Thread == in.Thread {
+		if in.Static.PC != p.PC || uint64(p.Count) != n {
+			v.t.Errorf("%s: ALTER at %#x count %d, then instance at %#x numbered %d (counted %v)",
+				v.flag, p.PC, p.Count, in.Static.PC, n, counted)
+		}
+		v.pending = nil
+	}
+	return nil
+}
+
+func (v *contractVisitor) Event(ev *schema.Event) error {
+	if ev.Kind == schema.KindAlter {
+		e := *ev
+		v.pending = &e
+		v.alters++
+	}
+	return nil
+}
+
+// TestAlterNoPIE: locations are (file, offset), so a position-dependent
+// executable (loaded at its link-time address) is altered the same way as
+// the PIE the other tests build.
+func TestAlterNoPIE(t *testing.T) {
+	probe := needProbe(t)
+	bin := testprog.Build(t, "alter/bound", testprog.Flags("-O0"), testprog.NoPIE())
+	trace := filepath.Join(t.TempDir(), "x.trace")
+	st, out, errOut := runRecord("-q", "--probe-dir", probe, "-o", trace, "--switch", "bound.c:17#11", "--", bin)
+	if st != 0 || out != "42\n" {
+		t.Fatalf("status %d, stdout %q; want 0, \"42\\n\"\n%s", st, out, errOut)
+	}
+	evs, r := readEvents(t, trace)
+	n := 0
+	for _, ev := range evs {
+		if ev.Kind == schema.KindAlter {
+			n++
+			if loc := r.Tables().Locate(ev.PC); loc.Line != 17 || ev.Count != 11 || ev.PC >= 0x1000000 {
+				t.Errorf("ALTER at %#x (%s) count %d; want line 17 of the non-PIE image, count 11", ev.PC, loc, ev.Count)
+			}
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d ALTER events, want 1", n)
 	}
 }
