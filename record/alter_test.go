@@ -71,6 +71,21 @@ func TestAlterations(t *testing.T) {
 			alters: []wantAlter{{line: 38, num: 2, count: 1, addr: "zero"}},
 		},
 		{
+			// VEX turns a jcc of an odd condition (jne) into a side exit
+			// to the fall-through on the inverse condition: both ways of
+			// such a branch are inverted too.
+			name: "jne taken before, now not: the list walk stops early and the list stays cyclic",
+			prog: "badlist", flags: []string{"--switch", "badlist.c:36#2"},
+			status: 134, original: 134, stdout: "",
+			alters: []wantAlter{{line: 36, num: 1, count: 2, addr: "fallthrough"}},
+		},
+		{
+			name: "jne not taken before, now taken: the list walk steps past the end",
+			prog: "badlist", flags: []string{"--switch", "badlist.c:36#5"},
+			status: 139, original: 134, stdout: "",
+			alters: []wantAlter{{line: 36, num: 1, count: 5, addr: "target"}},
+		},
+		{
 			name: "a line with two stores: both skipped in its 2nd execution",
 			prog: "pair", flags: []string{"--suppress", "pair.c:14#2"},
 			status: 0, original: 0, stdout: "1 10 0 0 3 12\n",
@@ -78,7 +93,7 @@ func TestAlterations(t *testing.T) {
 		},
 	}
 	for _, tt := range tests {
-		t.Run(tt.prog, func(t *testing.T) {
+		t.Run(tt.prog+" "+strings.Join(tt.flags, " "), func(t *testing.T) {
 			bin := alterProg(t, tt.prog)
 			dir := t.TempDir()
 			orig := filepath.Join(dir, "orig.trace")

@@ -726,7 +726,8 @@ static IRSB* alter_sb(IRSB* in, const VexGuestLayout* layout, AlterSB* alt)
       return in;
    }
    IRSB* out = deepCopyIRSBExceptStmts(in);
-   alt->n = 3 * in->stmts_used + 64;
+   /* Each instruction gains at most 10 statements, each store 1. */
+   alt->n = 11 * in->stmts_used + 64;
    alt->kind = VG_(calloc)("mgt.alter", alt->n, 1);
    alt->word = VG_(calloc)("mgt.alter", alt->n, sizeof(IRTemp));
    IRTemp slot_w[MAX_ALTERS], slot_b[MAX_ALTERS]; /* the anchors met so far */
