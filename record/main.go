@@ -67,8 +67,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	progress := fs.String("progress", "auto", "show progress on standard error: auto (when it is a terminal), always or never")
 	from := fs.StringArray("from", nil, "record only from POINT on (repeatable, one region each): FUNC (its entry), FUNC:exit (its return), FILE:LINE, mark:NAME (MGTRACE_MARK), or an instruction count; #K for the K-th time (see docs/record.md)")
 	to := fs.StringArray("to", nil, "end the region of the matching --from at POINT (default: the end of the run)")
-	switches := fs.StringArray("switch", nil, "FILE:LINE[#N|#all]: invert the conditional branch of that source line of the main program on its N-th execution (default #1) or on every one (repeatable; see docs/record.md, \"Changing the run\")")
-	suppresses := fs.StringArray("suppress", nil, "FILE:LINE[#N|#all]: skip that line's N-th execution: its call (the call returns 0 in rax at once), or else its stores to memory (repeatable)")
+	switches := fs.StringArray("switch", nil, "invert the conditional branch of the source line `FILE:LINE[#N|#all]` of the main program on its N-th instance (default #1) or on all; N counts the executions of the line's conditional branches, all threads together (repeatable; see docs/record.md, \"Changing the run\")")
+	suppresses := fs.StringArray("suppress", nil, "skip the N-th instance of the source line `FILE:LINE[#N|#all]`: when the line has calls, the call is not made (execution goes on after it with rax = 0) and N counts its calls; otherwise its stores to memory are not done and N counts the executions of its first store instruction (repeatable)")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the recorder itself to this file (for developers)")
 	help := fs.BoolP("help", "h", false, "show this help")
 	if err := fs.Parse(args); err != nil {
