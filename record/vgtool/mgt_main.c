@@ -523,7 +523,7 @@ static void emit_sb_def(ULong id, IRSB* sb, const Site* sites, UInt nsites)
 /* ------------------------------------------------------------------ */
 
 /* The driver writes the triggers to --mgt-region-file, one per line:
-     <index> loc <K> <file offset> <path>   an instruction, its K-th run
+     <index> loc <K> <dev> <ino> <offset>   an instruction, its K-th run
      <index> mark <K> <name>                the K-th MGTRACE_MARK(name)
      <index> icount <N>                     N instructions have run
      <index> none                           never (a region to the end)
@@ -531,8 +531,7 @@ static void emit_sb_def(ULong id, IRSB* sb, const Site* sites, UInt nsites)
                                             its start trigger after it ends
    Index 2i is region i+1's start, 2i+1 its end; several loc lines with
    one index make one trigger (any of the instructions counts). An
-   instruction is named by the file it is mapped from and its offset in
-   that file, so that it does not depend on where the file is loaded. */
+   instruction is named as code_file_loc says. */
 #define TRIG_NONE 0
 #define TRIG_LOC 1
 #define TRIG_MARK 2
@@ -549,8 +548,7 @@ typedef struct {
 
 typedef struct {
    UInt trig;
-   ULong off;
-   const HChar* path;
+   ULong dev, ino, off;
 } TrigLoc;
 
 static const HChar* mgt_region_file = 0;
@@ -596,19 +594,18 @@ static Bool keep_function_at(Addr a)
    return False;
 }
 
-/* The file offset of code address a and the path of the file it is
-   mapped from, or False. */
-static Bool code_file_offset(Addr a, const HChar** path, ULong* off)
+/* Where the instruction at a comes from: the device and inode of the
+   file it is mapped from and its offset there (which, unlike a, do not
+   depend on where the file was loaded), or False for code not mapped
+   from a file. Region triggers and alterations name instructions so. */
+static Bool code_file_loc(Addr a, ULong* dev, ULong* ino, ULong* off)
 {
    NSegment const* seg = VG_(am_find_nsegment)(a);
    if (seg == 0 || seg->kind != SkFileC) {
       return False;
    }
-   const HChar* p = VG_(am_get_filename)(seg);
-   if (p == 0) {
-      return False;
-   }
-   *path = p;
+   *dev = seg->dev;
+   *ino = seg->ino;
    *off = (ULong)seg->offset + (a - seg->start);
    return True;
 }
@@ -619,14 +616,13 @@ static Bool is_trigger_insn(Addr a)
    if (mgt_next >= mgt_ntrig || mgt_trig[mgt_next].kind != TRIG_LOC) {
       return False;
    }
-   const HChar* path;
-   ULong off;
-   if (!code_file_offset(a, &path, &off)) {
+   ULong dev, ino, off;
+   if (!code_file_loc(a, &dev, &ino, &off)) {
       return False;
    }
    for (UInt i = 0; i < mgt_nlocs; i++) {
-      if (mgt_locs[i].trig == mgt_next && mgt_locs[i].off == off
-          && VG_(strcmp)(mgt_locs[i].path, path) == 0) {
+      if (mgt_locs[i].trig == mgt_next && mgt_locs[i].off == off && mgt_locs[i].ino == ino
+          && mgt_locs[i].dev == dev) {
          return True;
       }
    }
@@ -804,15 +800,14 @@ static Bool read_regions(void)
             p += 4;
             t->kind = TRIG_LOC;
             t->k = VG_(strtoll10)(p, &p);
-            ULong off = VG_(strtoll10)(p, &p);
-            while (*p == ' ') p++;
             if (mgt_nlocs >= MAX_TRIG_LOCS) {
                VG_(fmsg)("mgtrace: too many region trigger instructions\n");
                return False;
             }
             mgt_locs[mgt_nlocs].trig = idx;
-            mgt_locs[mgt_nlocs].off = off;
-            mgt_locs[mgt_nlocs].path = p;
+            mgt_locs[mgt_nlocs].dev = VG_(strtoull10)(p, &p);
+            mgt_locs[mgt_nlocs].ino = VG_(strtoull10)(p, &p);
+            mgt_locs[mgt_nlocs].off = VG_(strtoull10)(p, &p);
             mgt_nlocs++;
          } else if (VG_(strncmp)(p, "mark ", 5) == 0) {
             p += 5;
@@ -1057,14 +1052,13 @@ static void read_alters(void)
 /* The alteration of the instruction at a, or 0. */
 static const AlterInsn* alter_at(Addr a)
 {
-   NSegment const* seg = VG_(am_find_nsegment)(a);
-   if (seg == 0 || seg->kind != SkFileC) {
+   ULong dev, ino, off;
+   if (!code_file_loc(a, &dev, &ino, &off)) {
       return 0;
    }
-   ULong off = seg->offset + (a - seg->start);
    for (UInt i = 0; i < mgt_nalters; i++) {
       const AlterInsn* x = &mgt_alters[i];
-      if (x->offset == off && x->ino == seg->ino && x->dev == seg->dev) {
+      if (x->offset == off && x->ino == ino && x->dev == dev) {
          return x;
       }
    }

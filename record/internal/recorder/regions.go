@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/mgtrace/mgtrace/alloc"
 	"github.com/mgtrace/mgtrace/schema"
@@ -74,10 +75,11 @@ func writeRegions(dir string, regions []Region) (string, error) {
 					return "", fmt.Errorf("region %d: a code trigger without instructions", i+1)
 				}
 				for _, l := range t.Locs {
-					if strings.ContainsAny(l.Path, "\n") {
-						return "", fmt.Errorf("region %d: a path with a newline", i+1)
+					dev, ino, err := fileIdentity(l.Path)
+					if err != nil {
+						return "", fmt.Errorf("region %d: %w", i+1, err)
 					}
-					fmt.Fprintf(&b, "%d loc %d %d %s\n", idx, max(t.K, 1), l.Offset, l.Path)
+					fmt.Fprintf(&b, "%d loc %d %d %d %d\n", idx, max(t.K, 1), dev, ino, l.Offset)
 				}
 			case TriggerMark:
 				if strings.ContainsAny(t.Name, "\n") || t.Name == "" {
@@ -159,4 +161,19 @@ func (o *outsideCalls) keep(ev *schema.Event, name func(uint64) string) bool {
 		return false
 	}
 	return true
+}
+
+// fileIdentity returns the device and inode of the file at path: with an
+// offset, they name an instruction for the probe wherever the file is
+// loaded (region triggers, alterations).
+func fileIdentity(path string) (dev, ino uint64, err error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return 0, 0, err
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return 0, 0, fmt.Errorf("no device and inode for %s", path)
+	}
+	return uint64(st.Dev), st.Ino, nil
 }
