@@ -12,9 +12,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime/pprof"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -57,6 +59,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	valgrind := fs.String("valgrind", "valgrind", "the valgrind command")
 	vgArgs := fs.StringArray("valgrind-arg", nil, "extra option for valgrind, e.g. --valgrind-arg=--fair-sched=yes (repeatable)")
 	progress := fs.String("progress", "auto", "show progress on standard error: auto (when it is a terminal), always or never")
+	preempt := fs.String("preempt", "", fmt.Sprintf("switch threads after at most `N` superblocks of a thread (1 to %d; each time a count drawn from 1..N; adds --fair-sched=yes unless a --valgrind-arg gives one); default %d with --sched-seed", recorder.MaxPreempt, defaultPreempt))
+	schedSeed := fs.String("sched-seed", "", "seed `S` of the switch points --preempt draws (0 to 2^64-1, default 1): the same seed gives the same interleaving to a program without blocking system calls or timing dependence")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the recorder itself to this file (for developers)")
 	help := fs.BoolP("help", "h", false, "show this help")
 	if err := fs.Parse(args); err != nil {
@@ -78,6 +82,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 		fmt.Fprintf(stderr, "record: --progress must be auto, always or never, not %q\n", *progress)
 		return 2
 	}
+	n, seed, err := schedFlags(fs, *preempt, *schedSeed)
+	if err != nil {
+		fmt.Fprintf(stderr, "record: %v\n", err)
+		return 2
+	}
 	out := *output
 	if out == "" {
 		out = filepath.Base(rest[0]) + ".trace"
@@ -85,6 +94,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	opts := recorder.Options{
 		Program: rest[0], Args: rest[1:], Output: out, ProbeDir: *probeDir,
 		Valgrind: *valgrind, ValgrindArgs: *vgArgs, Stdin: stdin, Stdout: stdout, Stderr: stderr,
+		Preempt: n, SchedSeed: seed,
 	}
 	showProgress := !*quiet && (*progress == "always" || *progress == "auto" && term.IsTerminal(stderr))
 	if showProgress {
@@ -127,6 +137,36 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 		fmt.Fprintln(stderr, summary(res))
 	}
 	return res.Status()
+}
+
+// defaultPreempt is --preempt's value when only --sched-seed is given.
+const defaultPreempt = 1000
+
+// defaultSchedSeed is --sched-seed's value when only --preempt is given.
+const defaultSchedSeed = 1
+
+// schedFlags reads --preempt and --sched-seed: the preemption bound (0
+// when neither flag was given) and the seed.
+func schedFlags(fs *pflag.FlagSet, preempt, seed string) (int, uint64, error) {
+	if !fs.Changed("preempt") && !fs.Changed("sched-seed") {
+		return 0, 0, nil
+	}
+	n, s := defaultPreempt, uint64(defaultSchedSeed)
+	if fs.Changed("preempt") {
+		v, err := strconv.ParseInt(preempt, 10, 64)
+		if err != nil || v < 1 || v > recorder.MaxPreempt {
+			return 0, 0, fmt.Errorf("--preempt must be a whole number from 1 to %d, not %q", recorder.MaxPreempt, preempt)
+		}
+		n = int(v)
+	}
+	if fs.Changed("sched-seed") {
+		v, err := strconv.ParseUint(seed, 10, 64)
+		if err != nil {
+			return 0, 0, fmt.Errorf("--sched-seed must be a whole number from 0 to %d, not %q", uint64(math.MaxUint64), seed)
+		}
+		s = v
+	}
+	return n, s, nil
 }
 
 // summary is the one line record prints when it is done.

@@ -39,6 +39,7 @@
 #include "valgrind.h"
 
 #include "protocol.h"
+#include "mgt_sched.h"
 
 /* From Valgrind's core, linked into every tool but not in the tool
    headers: fcntl (m_libcfile.c) to make descriptors close-on-exec, and a
@@ -640,6 +641,9 @@ static IRSB* mgt_instrument(VgCallbackClosure* closure, IRSB* in, const VexGuest
       if (!started && st->tag == Ist_IMark) {
          addStmtToIRSB(out, st);
          started = True;
+         /* Interleaving control (mgt_sched.c): may leave before the
+            SB runs, with nothing recorded. */
+         mgt_sched_instrument(out, closure->nraddr, layout->offset_IP);
          /* Prologue: settle an SB that was interrupted without a
             callback (Valgrind restarts an instruction after growing the
             stack), make room, write the header, publish it. */
@@ -809,7 +813,8 @@ static void on_discard(Addr orig_addr, VexGuestExtents extents)
 
 static void on_start_client_code(ThreadId tid, ULong blocks)
 {
-   if (!mgt_recording) {
+   /* Also in a forked child, whose translations keep their checks. */
+   if (mgt_sched_thread_run(tid) || !mgt_recording) {
       return;
    }
    if (tid != mgt_last_tid) {
@@ -824,12 +829,14 @@ static void on_thread_create(ThreadId parent, ThreadId child)
    need(2);
    put(hdr(MGT_REC_THREAD_CREATE, 2, child));
    put(parent);
+   mgt_sched_thread_create(child);
 }
 
 static void on_thread_exit(ThreadId tid)
 {
    need(1);
    put(hdr(MGT_REC_THREAD_EXIT, 1, tid));
+   mgt_sched_thread_exit(tid);
 }
 
 /* Arguments of each thread's syscall in progress (VG_N_THREADS is only
@@ -848,10 +855,12 @@ static void pre_syscall(ThreadId tid, UInt sysno, UWord* args, UInt nargs)
    for (UInt i = 0; i < 6; i++) {
       pending_args[tid][i] = i < nargs ? args[i] : 0;
    }
+   mgt_sched_syscall(tid, True);
 }
 
 static void post_syscall(ThreadId tid, UInt sysno, UWord* args, UInt nargs, SysRes res)
 {
+   mgt_sched_syscall(tid, False);
    if ((sysno == __NR_execve || sysno == __NR_execveat) && mgt_recording && mgt_chunk < 0) {
       /* The exec failed: this image goes on; take a chunk again. */
       if (!acquire()) {
@@ -962,6 +971,9 @@ static Bool mgt_process_cmd_line_option(const HChar* arg)
    if (VG_BINT_CLO(arg, "--mgt-chunks", mgt_nchunks, 2, MAX_CHUNKS)) {
       return True;
    }
+   if (mgt_sched_option(arg)) {
+      return True;
+   }
    return False;
 }
 
@@ -971,6 +983,7 @@ static void mgt_print_usage(void)
    VG_(printf)("    --mgt-shm=<file>          the file of chunks records are written into [required]\n");
    VG_(printf)("    --mgt-ret=<fifo>          where chunks come back from the driver [required]\n");
    VG_(printf)("    --mgt-chunks=<n>          how many chunks the file holds [required]\n");
+   mgt_sched_usage();
 }
 
 static void mgt_print_debug_usage(void) {}
@@ -1011,6 +1024,7 @@ static void on_fork_child(ThreadId tid)
    }
    /* The chunks are shared with the parent: write elsewhere. */
    stop_recording();
+   mgt_sched_fork_child(tid);
 }
 
 /* Decides whether this process is the recorded one. Valgrind follows exec
@@ -1054,6 +1068,7 @@ static void mgt_post_clo_init(void)
       VG_(exit)(2);
    }
    pending_args = VG_(calloc)("mgt.args", VG_N_THREADS, sizeof(*pending_args));
+   mgt_sched_init();
    if (!is_recorded_process()) {
       mgt_recording = False;
       mgt_write_failed = True;

@@ -1,0 +1,56 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/mgtrace/mgtrace/schema"
+)
+
+// run is one stretch of a thread's execution between two thread switches.
+type run struct {
+	thread schema.ThreadID
+	blocks uint64 // BLOCK events of the stretch
+}
+
+// interleaving reads the trace at path and returns its stretches in
+// order: a new stretch starts at each THREAD_SWITCH event.
+func interleaving(path string) ([]run, error) {
+	r, err := schema.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	var runs []run
+	for {
+		ev, err := r.Next()
+		if err == io.EOF {
+			return runs, nil
+		}
+		if err != nil {
+			return runs, fmt.Errorf("read %s: %w", path, err)
+		}
+		switch ev.Kind {
+		case schema.KindThreadSwitch:
+			runs = append(runs, run{thread: ev.TID})
+		case schema.KindBlock:
+			if len(runs) == 0 {
+				runs = append(runs, run{thread: ev.Thread})
+			}
+			runs[len(runs)-1].blocks++
+		}
+	}
+}
+
+// sequence is the stretches as text, "t1:1234 t2:56 ...".
+func sequence(runs []run) string {
+	var b strings.Builder
+	for i, x := range runs {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		fmt.Fprintf(&b, "t%d:%d", x.thread, x.blocks)
+	}
+	return b.String()
+}
