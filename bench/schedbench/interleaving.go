@@ -43,6 +43,24 @@ func interleaving(path string) ([]run, error) {
 	}
 }
 
+// normalize drops the stretches without a block (a thread that got the
+// big lock and ran nothing) and joins the neighbours that then belong to
+// the same thread.
+func normalize(runs []run) []run {
+	var out []run
+	for _, x := range runs {
+		if x.blocks == 0 {
+			continue
+		}
+		if n := len(out); n > 0 && out[n-1].thread == x.thread {
+			out[n-1].blocks += x.blocks
+			continue
+		}
+		out = append(out, x)
+	}
+	return out
+}
+
 // sequence is the stretches as text, "t1:1234 t2:56 ...".
 func sequence(runs []run) string {
 	var b strings.Builder

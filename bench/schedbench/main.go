@@ -11,6 +11,7 @@ func main() {
 		if err != nil {
 			fmt.Println(err)
 		}
+		runs = normalize(runs)
 		fmt.Println(len(runs), sequence(runs))
 	}
 }

@@ -855,12 +855,11 @@ static void pre_syscall(ThreadId tid, UInt sysno, UWord* args, UInt nargs)
    for (UInt i = 0; i < 6; i++) {
       pending_args[tid][i] = i < nargs ? args[i] : 0;
    }
-   mgt_sched_syscall(tid, True);
+   mgt_sched_pre_syscall(tid, sysno, pending_args[tid]);
 }
 
 static void post_syscall(ThreadId tid, UInt sysno, UWord* args, UInt nargs, SysRes res)
 {
-   mgt_sched_syscall(tid, False);
    if ((sysno == __NR_execve || sysno == __NR_execveat) && mgt_recording && mgt_chunk < 0) {
       /* The exec failed: this image goes on; take a chunk again. */
       if (!acquire()) {
@@ -875,6 +874,7 @@ static void post_syscall(ThreadId tid, UInt sysno, UWord* args, UInt nargs, SysR
       put(pending_args[tid][i]);
    }
    put(sr_isError(res) ? (ULong)(-(Long)sr_Err(res)) : (ULong)sr_Res(res));
+   mgt_sched_post_syscall(tid, sysno, pending_args[tid], res);
 }
 
 static void emit_mmap(Addr a, SizeT len, Bool rr, Bool ww, Bool xx)

@@ -40,12 +40,15 @@
 
 #include "pub_tool_basics.h"
 #include "pub_tool_tooliface.h"
+#include "pub_tool_aspacemgr.h"
 #include "pub_tool_libcassert.h"
 #include "pub_tool_libcbase.h"
 #include "pub_tool_libcprint.h"
 #include "pub_tool_mallocfree.h"
 #include "pub_tool_options.h"
 #include "pub_tool_threadstate.h"
+#include "pub_tool_vki.h"
+#include "pub_tool_vkiscnums.h"
 
 #include "mgt_sched.h"
 
@@ -56,6 +59,12 @@
 /* The largest --mgt-preempt. */
 #define MGT_SCHED_MAX_PREEMPT 1000000000LL
 
+/* How many times in a row threads other than the one whose turn it is
+   may get the big lock and be sent back before the turn is given up: a
+   safety net should that thread not come (a thread blocked in a system
+   call this file takes for one that returns). */
+#define MGT_SCHED_MAX_HELD 20000
+
 /* What the instrumented code reads and writes: the running thread's
    countdown and the spins left. */
 static ULong mgt_sched_left = 0;
@@ -65,26 +74,30 @@ static ULong mgt_sched_spin = 0;
 static Long mgt_sched_n = 0;
 static ULong mgt_sched_seed = 0;
 
-/* Per thread (by Valgrind thread id): the countdown while it is not
-   running, the generator's state, and whether the thread is live
-   (created and not exited) and in a system call (between the tool's pre-
-   and post-syscall callbacks: it may be blocked, and takes the big lock
-   again only when the kernel returns). */
-static ULong* mgt_sched_saved = 0;
-static ULong* mgt_sched_rng = 0;
-static Bool* mgt_sched_live = 0;
-static Bool* mgt_sched_insys = 0;
+/* What a thread is doing, as far as choosing the next one goes. */
+enum { ST_NONE = 0, /* not created, or exited */
+       ST_RUN,      /* running or asking for the big lock */
+       ST_SYSCALL,  /* in a system call that returns by itself */
+       ST_BLOCKED,  /* in a system call that waits for something */
+       ST_FUTEX };  /* in a futex wait on waddr, not yet woken */
+
+/* Per thread (by Valgrind thread id). */
+typedef struct {
+   ULong saved;  /* its countdown while it is not running (0: draw one) */
+   ULong rng;    /* its generator */
+   UInt state;   /* ST_* */
+   Addr waddr;   /* ST_FUTEX: the futex word */
+   ULong wseq;   /* ST_FUTEX: when it started waiting */
+   Addr ctid;    /* the word the kernel clears and wakes when it exits */
+} SchedThread;
+static SchedThread* mgt_sched_th = 0;
+static ULong mgt_sched_wseq = 0;
+
 static ThreadId mgt_sched_cur = VG_INVALID_THREADID;  /* whose countdown mgt_sched_left is */
 static ThreadId mgt_sched_turn = VG_INVALID_THREADID; /* the thread that may run: chosen, or running */
-static ThreadId mgt_sched_soft = VG_INVALID_THREADID; /* in a system call, may take its turn back */
-static UInt mgt_sched_held = 0;                       /* rounds others were sent back in a row */
-static ULong mgt_sched_created = 1; /* threads created, the main one included */
-
-/* How many times in a row threads other than the one whose turn it is
-   may get the big lock and be sent back before the turn is given up: a
-   safety net (about a second of spinning) should that thread never
-   come. */
-#define MGT_SCHED_MAX_HELD 100000
+static UInt mgt_sched_held = 0;                       /* threads sent back in a row */
+static ULong mgt_sched_created = 1;                   /* threads created, the main one included */
+static Addr mgt_sched_clone_ctid = 0;                 /* of the clone in progress */
 
 Bool mgt_sched_option(const HChar* arg)
 {
@@ -124,11 +137,11 @@ static ULong next_random(ULong* state)
 /* seed_thread starts the thread created as number ordinal. */
 static void seed_thread(ThreadId tid, ULong ordinal)
 {
+   SchedThread* t = &mgt_sched_th[tid];
    ULong s = mgt_sched_seed ^ (ordinal * 0xD1B54A32D192ED03ULL);
-   mgt_sched_rng[tid] = next_random(&s);
-   mgt_sched_saved[tid] = 0;
-   mgt_sched_live[tid] = True;
-   mgt_sched_insys[tid] = False;
+   VG_(memset)(t, 0, sizeof *t);
+   t->rng = next_random(&s);
+   t->state = ST_RUN;
 }
 
 void mgt_sched_init(void)
@@ -136,64 +149,20 @@ void mgt_sched_init(void)
    if (mgt_sched_n == 0) {
       return;
    }
-   mgt_sched_saved = VG_(calloc)("mgt.sched.saved", VG_N_THREADS, sizeof(ULong));
-   mgt_sched_rng = VG_(calloc)("mgt.sched.rng", VG_N_THREADS, sizeof(ULong));
-   mgt_sched_live = VG_(calloc)("mgt.sched.live", VG_N_THREADS, sizeof(Bool));
-   mgt_sched_insys = VG_(calloc)("mgt.sched.insys", VG_N_THREADS, sizeof(Bool));
+   mgt_sched_th = VG_(calloc)("mgt.sched.threads", VG_N_THREADS, sizeof(SchedThread));
    seed_thread(1, 1);
 }
 
-/* pick_other is defined below. */
-static ThreadId pick_other(ThreadId self);
-
-void mgt_sched_thread_exit(ThreadId tid)
+static Bool valid(ThreadId tid)
 {
-   if (mgt_sched_n == 0 || tid >= VG_N_THREADS) {
-      return;
-   }
-   mgt_sched_live[tid] = False;
-   if (mgt_sched_turn == tid) {
-      mgt_sched_turn = pick_other(tid);
-   }
-   if (mgt_sched_cur == tid) {
-      mgt_sched_cur = VG_INVALID_THREADID;
-   }
+   return mgt_sched_n != 0 && tid != VG_INVALID_THREADID && tid < VG_N_THREADS;
 }
 
-void mgt_sched_syscall(ThreadId tid, Bool in)
-{
-   if (mgt_sched_n == 0 || tid >= VG_N_THREADS) {
-      return;
-   }
-   mgt_sched_insys[tid] = in;
-   /* The system call may block: choose who goes on if it does. If the
-      thread comes back before the chosen one took the lock, it takes its
-      turn back. */
-   if (in && mgt_sched_turn == tid) {
-      mgt_sched_turn = pick_other(tid);
-      mgt_sched_soft = tid;
-   }
-}
-
-void mgt_sched_fork_child(ThreadId tid)
-{
-   if (mgt_sched_n == 0 || tid >= VG_N_THREADS) {
-      return;
-   }
-   for (ThreadId t = 0; t < VG_N_THREADS; t++) {
-      if (t != tid) {
-         mgt_sched_live[t] = False;
-      }
-   }
-   mgt_sched_insys[tid] = False;
-   mgt_sched_turn = tid;
-}
-
-/* runnable: thread t exists and is not in a system call, so it holds or
-   is about to ask for the big lock. */
+/* runnable: thread t holds or will ask for the big lock without another
+   thread doing anything first. */
 static Bool runnable(ThreadId t)
 {
-   return t != VG_INVALID_THREADID && t < VG_N_THREADS && mgt_sched_live[t] && !mgt_sched_insys[t];
+   return valid(t) && (mgt_sched_th[t].state == ST_RUN || mgt_sched_th[t].state == ST_SYSCALL);
 }
 
 /* pick_other draws, from self's generator, one of the runnable threads
@@ -207,7 +176,7 @@ static ThreadId pick_other(ThreadId self)
    if (n == 0) {
       return VG_INVALID_THREADID;
    }
-   UInt k = (UInt)(next_random(&mgt_sched_rng[self]) % n);
+   UInt k = (UInt)(next_random(&mgt_sched_th[self].rng) % n);
    for (ThreadId t = 1; t < VG_N_THREADS; t++) {
       if (t != self && runnable(t) && k-- == 0) {
          return t;
@@ -216,66 +185,192 @@ static ThreadId pick_other(ThreadId self)
    return VG_INVALID_THREADID;
 }
 
-/* end_turn: the running thread cur reached a switch point (its countdown
-   ran out, or it created a thread). The thread to run next is chosen
-   now, among the others that can run, before Valgrind hands the lock to
-   anyone; with none, cur goes on. */
-static void end_turn(void)
+/* end_turn: thread t (the one that runs) reached a switch point: its
+   countdown ran out, it created a thread, or it makes a system call. The
+   thread to run next is chosen now, among the others that can run,
+   before Valgrind hands the lock to anyone; with none, t goes on. */
+static void end_turn(ThreadId t, Bool countdown_over)
 {
-   ThreadId t = mgt_sched_cur;
-   mgt_sched_saved[t] = 0;
-   mgt_sched_turn = pick_other(t);
-   mgt_sched_cur = VG_INVALID_THREADID;
+   if (mgt_sched_cur == t) {
+      mgt_sched_th[t].saved = countdown_over ? 0 : mgt_sched_left;
+      mgt_sched_cur = VG_INVALID_THREADID;
+   }
    mgt_sched_left = 0;
+   mgt_sched_turn = pick_other(t);
+}
+
+/* wake makes up to n threads waiting on the futex word addr runnable,
+   those that started waiting first first (the kernel's order). */
+static void wake(Addr addr, Long n)
+{
+   while (n-- > 0) {
+      ThreadId best = VG_INVALID_THREADID;
+      for (ThreadId t = 1; t < VG_N_THREADS; t++) {
+         SchedThread* th = &mgt_sched_th[t];
+         if (th->state == ST_FUTEX && th->waddr == addr
+             && (best == VG_INVALID_THREADID || th->wseq < mgt_sched_th[best].wseq)) {
+            best = t;
+         }
+      }
+      if (best == VG_INVALID_THREADID) {
+         return;
+      }
+      mgt_sched_th[best].state = ST_SYSCALL;
+   }
 }
 
 void mgt_sched_thread_create(ThreadId child)
 {
-   if (mgt_sched_n == 0 || child >= VG_N_THREADS) {
+   if (!valid(child)) {
       return;
    }
    seed_thread(child, ++mgt_sched_created);
-   /* The creator's turn ends (the child among those it may choose):
+   mgt_sched_th[child].ctid = mgt_sched_clone_ctid;
+   /* The creator's turn ends, the child among those it may choose:
       Valgrind yields right after a clone, and which thread then gets the
       lock would otherwise depend on timing. */
-   if (mgt_sched_cur != VG_INVALID_THREADID) {
-      end_turn();
+   ThreadId parent = VG_(get_running_tid)();
+   if (valid(parent)) {
+      end_turn(parent, False);
    }
+}
+
+void mgt_sched_thread_exit(ThreadId tid)
+{
+   if (!valid(tid)) {
+      return;
+   }
+   SchedThread* th = &mgt_sched_th[tid];
+   th->state = ST_NONE;
+   /* The kernel clears the thread's tid word and wakes its joiner. */
+   if (th->ctid != 0) {
+      wake(th->ctid, 1 << 30);
+   }
+   if (mgt_sched_cur == tid) {
+      mgt_sched_cur = VG_INVALID_THREADID;
+   }
+   if (mgt_sched_turn == tid || mgt_sched_turn == VG_INVALID_THREADID) {
+      mgt_sched_turn = pick_other(tid);
+   }
+}
+
+/* blocks says whether system call sysno may wait for another thread or
+   for the outside world (then the thread does not count as runnable until
+   it is back). */
+static Bool blocks(UInt sysno)
+{
+   switch (sysno) {
+   case __NR_read: case __NR_readv: case __NR_pread64: case __NR_recvfrom: case __NR_recvmsg:
+   case __NR_accept: case __NR_accept4: case __NR_connect:
+   case __NR_nanosleep: case __NR_clock_nanosleep: case __NR_pause:
+   case __NR_poll: case __NR_ppoll: case __NR_select: case __NR_pselect6:
+   case __NR_epoll_wait: case __NR_epoll_pwait:
+   case __NR_wait4: case __NR_waitid: case __NR_rt_sigsuspend: case __NR_rt_sigtimedwait:
+   case __NR_msgrcv: case __NR_semop: case __NR_semtimedop: case __NR_flock:
+      return True;
+   default:
+      return False;
+   }
+}
+
+void mgt_sched_pre_syscall(ThreadId tid, UInt sysno, const UWord* args)
+{
+   if (!valid(tid)) {
+      return;
+   }
+   SchedThread* th = &mgt_sched_th[tid];
+   th->state = blocks(sysno) ? ST_BLOCKED : ST_SYSCALL;
+   if (sysno == __NR_futex) {
+      UWord op = args[1] & 127; /* without FUTEX_PRIVATE_FLAG, FUTEX_CLOCK_REALTIME */
+      if (op == 0 /* FUTEX_WAIT */ || op == 9 /* FUTEX_WAIT_BITSET */) {
+         /* It returns at once (EAGAIN) when the word is not the value. */
+         Addr a = args[0];
+         if (VG_(am_is_valid_for_client)(a, 4, VKI_PROT_READ) && *(volatile UInt*)a == (UInt)args[2]) {
+            th->state = ST_FUTEX;
+            th->waddr = a;
+            th->wseq = ++mgt_sched_wseq;
+         }
+      } else if (op != 1 && op != 10 && op != 5) {
+         th->state = ST_BLOCKED; /* requeue, PI: not modelled */
+      }
+   }
+   if (sysno == __NR_clone) {
+      /* x86-64: clone(flags, stack, parent_tid, child_tid, tls). */
+      mgt_sched_clone_ctid = (args[0] & VKI_CLONE_CHILD_CLEARTID) ? args[3] : 0;
+      return; /* the turn ends at the thread's creation */
+   }
+   /* A system call is a switch point: with another thread to run, this
+      one runs again only after it. */
+   if (mgt_sched_turn == tid || mgt_sched_turn == VG_INVALID_THREADID) {
+      end_turn(tid, False);
+   }
+}
+
+void mgt_sched_post_syscall(ThreadId tid, UInt sysno, const UWord* args, SysRes res)
+{
+   if (!valid(tid)) {
+      return;
+   }
+   mgt_sched_th[tid].state = ST_RUN;
+   if (sysno == __NR_futex && !sr_isError(res) && sr_Res(res) > 0) {
+      UWord op = args[1] & 127;
+      if (op == 1 /* FUTEX_WAKE */ || op == 10 /* FUTEX_WAKE_BITSET */) {
+         wake(args[0], (Long)sr_Res(res));
+      } else if (op == 5 /* FUTEX_WAKE_OP: the woken of both words, the first's first */) {
+         wake(args[0], (Long)sr_Res(res));
+         wake(args[4], (Long)sr_Res(res));
+      }
+   }
+}
+
+void mgt_sched_fork_child(ThreadId tid)
+{
+   if (!valid(tid)) {
+      return;
+   }
+   for (ThreadId t = 0; t < VG_N_THREADS; t++) {
+      if (t != tid) {
+         mgt_sched_th[t].state = ST_NONE;
+      }
+   }
+   mgt_sched_th[tid].state = ST_RUN;
+   mgt_sched_turn = tid;
+   mgt_sched_cur = VG_INVALID_THREADID;
 }
 
 Bool mgt_sched_thread_run(ThreadId tid)
 {
-   if (mgt_sched_n == 0 || tid == VG_INVALID_THREADID || tid >= VG_N_THREADS) {
+   if (!valid(tid)) {
       return False;
    }
-   /* The thread that ran last: keep its countdown; at 0, its turn ended. */
+   /* The thread that ran last: at 0, its countdown ran out. */
    if (mgt_sched_cur != VG_INVALID_THREADID) {
       if (mgt_sched_left == 0) {
-         end_turn();
+         end_turn(mgt_sched_cur, True);
       } else {
-         mgt_sched_saved[mgt_sched_cur] = mgt_sched_left;
+         mgt_sched_th[mgt_sched_cur].saved = mgt_sched_left;
          mgt_sched_cur = VG_INVALID_THREADID;
       }
    }
    /* Not its turn (the lock came to it at the end of a time slice, or
-      at a yield): it runs nothing (its first SB yields and spins the
-      slice away), and leaves no trace. */
+      after a system call): it runs nothing (its first SB yields and
+      spins the slice away), and leaves no trace. */
    if (mgt_sched_turn != VG_INVALID_THREADID && mgt_sched_turn != tid && runnable(mgt_sched_turn)
-       && tid != mgt_sched_soft && mgt_sched_held < MGT_SCHED_MAX_HELD) {
+       && mgt_sched_held < MGT_SCHED_MAX_HELD) {
       mgt_sched_held++;
       mgt_sched_left = 0;
       return True;
    }
-   /* Its turn: the chosen thread, or the first to come while the thread
-      whose turn it was is in a system call. */
+   /* Its turn: the chosen thread, or the first to come when no thread
+      was chosen. */
    mgt_sched_held = 0;
    mgt_sched_turn = tid;
-   mgt_sched_soft = VG_INVALID_THREADID;
    mgt_sched_spin = 0;
-   if (mgt_sched_saved[tid] == 0) {
-      mgt_sched_saved[tid] = 1 + next_random(&mgt_sched_rng[tid]) % (ULong)mgt_sched_n;
+   SchedThread* th = &mgt_sched_th[tid];
+   if (th->saved == 0) {
+      th->saved = 1 + next_random(&th->rng) % (ULong)mgt_sched_n;
    }
-   mgt_sched_left = mgt_sched_saved[tid];
+   mgt_sched_left = th->saved;
    mgt_sched_cur = tid;
    return False;
 }

@@ -31,8 +31,12 @@ void mgt_sched_thread_create(ThreadId child);
 /* mgt_sched_thread_exit: the thread is gone. */
 void mgt_sched_thread_exit(ThreadId tid);
 
-/* mgt_sched_syscall: the thread enters (in) or leaves a system call. */
-void mgt_sched_syscall(ThreadId tid, Bool in);
+/* mgt_sched_pre_syscall: the thread makes system call sysno with args
+   (six of them). */
+void mgt_sched_pre_syscall(ThreadId tid, UInt sysno, const UWord* args);
+
+/* mgt_sched_post_syscall: the thread's system call ended with res. */
+void mgt_sched_post_syscall(ThreadId tid, UInt sysno, const UWord* args, SysRes res);
 
 /* mgt_sched_fork_child: this process is a fork's child, whose only thread
    is tid. */
