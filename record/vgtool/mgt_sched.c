@@ -43,7 +43,9 @@
 #include "pub_tool_aspacemgr.h"
 #include "pub_tool_libcassert.h"
 #include "pub_tool_libcbase.h"
+#include "pub_tool_libcfile.h"
 #include "pub_tool_libcprint.h"
+#include "pub_tool_libcproc.h"
 #include "pub_tool_mallocfree.h"
 #include "pub_tool_options.h"
 #include "pub_tool_threadstate.h"
@@ -73,6 +75,7 @@ static ULong mgt_sched_spin = 0;
 /* Options: N (0: no preemption) and the seed. */
 static Long mgt_sched_n = 0;
 static ULong mgt_sched_seed = 0;
+static Bool mgt_sched_debug = False; /* print every decision (for developers) */
 
 /* What a thread is doing, as far as choosing the next one goes. */
 enum { ST_NONE = 0, /* not created, or exited */
@@ -89,6 +92,8 @@ typedef struct {
    Addr waddr;   /* ST_FUTEX: the futex word */
    ULong wseq;   /* ST_FUTEX: when it started waiting */
    Addr ctid;    /* the word the kernel clears and wakes when it exits */
+   Int lwp;      /* its kernel thread id */
+   Bool asleep;  /* ST_FUTEX: seen asleep in the kernel */
 } SchedThread;
 static SchedThread* mgt_sched_th = 0;
 static ULong mgt_sched_wseq = 0;
@@ -103,6 +108,9 @@ Bool mgt_sched_option(const HChar* arg)
 {
    const HChar* s = 0;
    if (VG_BINT_CLO(arg, "--mgt-preempt", mgt_sched_n, 1, MGT_SCHED_MAX_PREEMPT)) {
+      return True;
+   }
+   if (VG_BOOL_CLO(arg, "--mgt-sched-debug", mgt_sched_debug)) {
       return True;
    }
    if (VG_STR_CLO(arg, "--mgt-sched-seed", s)) {
@@ -123,6 +131,7 @@ void mgt_sched_usage(void)
 {
    VG_(printf)("    --mgt-preempt=<n>         switch threads after 1..n SBs of a thread [off]\n");
    VG_(printf)("    --mgt-sched-seed=<s>      seed of the switch points [0]\n");
+   VG_(printf)("    --mgt-sched-debug=yes     print the switch decisions [no]\n");
 }
 
 /* splitmix64: one draw from *state. */
@@ -197,6 +206,9 @@ static void end_turn(ThreadId t, Bool countdown_over)
    }
    mgt_sched_left = 0;
    mgt_sched_turn = pick_other(t);
+   if (mgt_sched_debug) {
+      VG_(dmsg)("sched: t%u turn ends (%s), next t%u\n", t, countdown_over ? "countdown" : "syscall/create", mgt_sched_turn);
+   }
 }
 
 /* wake makes up to n threads waiting on the futex word addr runnable,
@@ -216,6 +228,9 @@ static void wake(Addr addr, Long n)
          return;
       }
       mgt_sched_th[best].state = ST_SYSCALL;
+      if (mgt_sched_debug) {
+         VG_(dmsg)("sched: t%u woken\n", best);
+      }
    }
 }
 
@@ -280,6 +295,11 @@ void mgt_sched_pre_syscall(ThreadId tid, UInt sysno, const UWord* args)
    }
    SchedThread* th = &mgt_sched_th[tid];
    th->state = blocks(sysno) ? ST_BLOCKED : ST_SYSCALL;
+   th->lwp = VG_(gettid)();
+   th->asleep = False;
+   if (mgt_sched_debug) {
+      VG_(dmsg)("sched: t%u syscall %u\n", tid, sysno);
+   }
    if (sysno == __NR_futex) {
       UWord op = args[1] & 127; /* without FUTEX_PRIVATE_FLAG, FUTEX_CLOCK_REALTIME */
       if (op == 0 /* FUTEX_WAIT */ || op == 9 /* FUTEX_WAIT_BITSET */) {
@@ -290,7 +310,12 @@ void mgt_sched_pre_syscall(ThreadId tid, UInt sysno, const UWord* args)
             th->waddr = a;
             th->wseq = ++mgt_sched_wseq;
          }
-      } else if (op != 1 && op != 10 && op != 5) {
+      } else if (op == 1 /* FUTEX_WAKE */ || op == 10 /* FUTEX_WAKE_BITSET */) {
+         /* Wake now, not when the call returns: Valgrind runs it without
+            the big lock, and its return comes at a time of the kernel's
+            choosing. The kernel wakes those that wait (at most args[2]). */
+         wake(args[0], (Long)(Int)args[2]);
+      } else if (op != 5) {
          th->state = ST_BLOCKED; /* requeue, PI: not modelled */
       }
    }
@@ -314,9 +339,7 @@ void mgt_sched_post_syscall(ThreadId tid, UInt sysno, const UWord* args, SysRes 
    mgt_sched_th[tid].state = ST_RUN;
    if (sysno == __NR_futex && !sr_isError(res) && sr_Res(res) > 0) {
       UWord op = args[1] & 127;
-      if (op == 1 /* FUTEX_WAKE */ || op == 10 /* FUTEX_WAKE_BITSET */) {
-         wake(args[0], (Long)sr_Res(res));
-      } else if (op == 5 /* FUTEX_WAKE_OP: the woken of both words, the first's first */) {
+      if (op == 5 /* FUTEX_WAKE_OP: the woken of both words, the first's first */) {
          wake(args[0], (Long)sr_Res(res));
          wake(args[4], (Long)sr_Res(res));
       }
@@ -338,6 +361,49 @@ void mgt_sched_fork_child(ThreadId tid)
    mgt_sched_cur = VG_INVALID_THREADID;
 }
 
+/* sleeping says whether kernel thread lwp is asleep (state S or D in
+   /proc/self/task/LWP/stat); True when that cannot be read. */
+static Bool sleeping(Int lwp)
+{
+   HChar path[64], buf[512];
+   VG_(sprintf)(path, "/proc/self/task/%d/stat", lwp);
+   SysRes r = VG_(open)(path, VKI_O_RDONLY, 0);
+   if (sr_isError(r)) {
+      return True;
+   }
+   Int n = VG_(read)(sr_Res(r), buf, sizeof buf - 1);
+   VG_(close)(sr_Res(r));
+   if (n <= 0) {
+      return True;
+   }
+   buf[n] = 0;
+   HChar* p = VG_(strrchr)(buf, ')');
+   if (p == 0 || p[1] != ' ') {
+      return True;
+   }
+   return p[2] == 'S' || p[2] == 'D';
+}
+
+/* waiters_asleep says whether every thread that started a futex wait is
+   asleep in the kernel. Valgrind lets go of the big lock before it makes
+   a blocking system call: until the waiter is in the kernel, another
+   thread that changes the futex word would make the wait return at once
+   (EAGAIN), or a wake would miss it, at a moment of the kernel's
+   choosing. */
+static Bool waiters_asleep(void)
+{
+   for (ThreadId t = 1; t < VG_N_THREADS; t++) {
+      SchedThread* th = &mgt_sched_th[t];
+      if (th->state == ST_FUTEX && !th->asleep) {
+         if (!sleeping(th->lwp)) {
+            return False;
+         }
+         th->asleep = True;
+      }
+   }
+   return True;
+}
+
 Bool mgt_sched_thread_run(ThreadId tid)
 {
    if (!valid(tid)) {
@@ -355,10 +421,14 @@ Bool mgt_sched_thread_run(ThreadId tid)
    /* Not its turn (the lock came to it at the end of a time slice, or
       after a system call): it runs nothing (its first SB yields and
       spins the slice away), and leaves no trace. */
-   if (mgt_sched_turn != VG_INVALID_THREADID && mgt_sched_turn != tid && runnable(mgt_sched_turn)
+   if (((mgt_sched_turn != VG_INVALID_THREADID && mgt_sched_turn != tid && runnable(mgt_sched_turn))
+        || !waiters_asleep())
        && mgt_sched_held < MGT_SCHED_MAX_HELD) {
       mgt_sched_held++;
       mgt_sched_left = 0;
+      if (mgt_sched_debug) {
+         VG_(dmsg)("sched: t%u held for t%u\n", tid, mgt_sched_turn);
+      }
       return True;
    }
    /* Its turn: the chosen thread, or the first to come when no thread
@@ -372,6 +442,9 @@ Bool mgt_sched_thread_run(ThreadId tid)
    }
    mgt_sched_left = th->saved;
    mgt_sched_cur = tid;
+   if (mgt_sched_debug) {
+      VG_(dmsg)("sched: t%u runs, countdown %llu\n", tid, mgt_sched_left);
+   }
    return False;
 }
 
