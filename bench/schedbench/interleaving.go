@@ -8,21 +8,21 @@ import (
 	"github.com/mgtrace/mgtrace/schema"
 )
 
-// run is one stretch of a thread's execution between two thread switches.
-type run struct {
+// stretch is one thread's run between two thread switches.
+type stretch struct {
 	thread schema.ThreadID
 	blocks uint64 // BLOCK events of the stretch
 }
 
 // interleaving reads the trace at path and returns its stretches in
 // order: a new stretch starts at each THREAD_SWITCH event.
-func interleaving(path string) ([]run, error) {
+func interleaving(path string) ([]stretch, error) {
 	r, err := schema.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer r.Close()
-	var runs []run
+	var runs []stretch
 	for {
 		ev, err := r.Next()
 		if err == io.EOF {
@@ -33,10 +33,10 @@ func interleaving(path string) ([]run, error) {
 		}
 		switch ev.Kind {
 		case schema.KindThreadSwitch:
-			runs = append(runs, run{thread: ev.TID})
+			runs = append(runs, stretch{thread: ev.TID})
 		case schema.KindBlock:
 			if len(runs) == 0 {
-				runs = append(runs, run{thread: ev.Thread})
+				runs = append(runs, stretch{thread: ev.Thread})
 			}
 			runs[len(runs)-1].blocks++
 		}
@@ -46,8 +46,8 @@ func interleaving(path string) ([]run, error) {
 // normalize drops the stretches without a block (a thread that got the
 // big lock and ran nothing) and joins the neighbours that then belong to
 // the same thread.
-func normalize(runs []run) []run {
-	var out []run
+func normalize(runs []stretch) []stretch {
+	var out []stretch
 	for _, x := range runs {
 		if x.blocks == 0 {
 			continue
@@ -62,7 +62,7 @@ func normalize(runs []run) []run {
 }
 
 // sequence is the stretches as text, "t1:1234 t2:56 ...".
-func sequence(runs []run) string {
+func sequence(runs []stretch) string {
 	var b strings.Builder
 	for i, x := range runs {
 		if i > 0 {

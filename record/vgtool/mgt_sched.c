@@ -61,11 +61,15 @@
 /* The largest --mgt-preempt. */
 #define MGT_SCHED_MAX_PREEMPT 1000000000LL
 
-/* How many times in a row threads other than the one whose turn it is
+/* How long (milliseconds) threads other than the one whose turn it is
    may get the big lock and be sent back before the turn is given up: a
    safety net should that thread not come (a thread blocked in a system
    call this file takes for one that returns). */
-#define MGT_SCHED_MAX_HELD 20000
+#define MGT_SCHED_MAX_HELD_MS 2000
+
+/* From Valgrind's core (pub_core_syscall.h), linked into every tool: a
+   raw system call, for sched_yield. */
+extern SysRes VG_(do_syscall)(UWord sysno, RegWord, RegWord, RegWord, RegWord, RegWord, RegWord, RegWord, RegWord);
 
 /* What the instrumented code reads and writes: the running thread's
    countdown and the spins left. */
@@ -101,6 +105,7 @@ static ULong mgt_sched_wseq = 0;
 static ThreadId mgt_sched_cur = VG_INVALID_THREADID;  /* whose countdown mgt_sched_left is */
 static ThreadId mgt_sched_turn = VG_INVALID_THREADID; /* the thread that may run: chosen, or running */
 static UInt mgt_sched_held = 0;                       /* threads sent back in a row */
+static UInt mgt_sched_held_since = 0;                 /* when the first of them was (ms) */
 static ULong mgt_sched_created = 1;                   /* threads created, the main one included */
 static Addr mgt_sched_clone_ctid = 0;                 /* of the clone in progress */
 
@@ -423,9 +428,14 @@ Bool mgt_sched_thread_run(ThreadId tid)
       spins the slice away), and leaves no trace. */
    if (((mgt_sched_turn != VG_INVALID_THREADID && mgt_sched_turn != tid && runnable(mgt_sched_turn))
         || !waiters_asleep())
-       && mgt_sched_held < MGT_SCHED_MAX_HELD) {
-      mgt_sched_held++;
+       && (mgt_sched_held == 0 || VG_(read_millisecond_timer)() - mgt_sched_held_since < MGT_SCHED_MAX_HELD_MS)) {
+      if (mgt_sched_held++ == 0) {
+         mgt_sched_held_since = VG_(read_millisecond_timer)();
+      }
       mgt_sched_left = 0;
+      /* Let the kernel run the thread that is waited for: it may not
+         even have asked for the big lock yet. */
+      VG_(do_syscall)(__NR_sched_yield, 0, 0, 0, 0, 0, 0, 0, 0);
       if (mgt_sched_debug) {
          VG_(dmsg)("sched: t%u held for t%u\n", tid, mgt_sched_turn);
       }
