@@ -63,6 +63,7 @@ type config struct {
 	k       int
 	rateK   int
 	repeat  int
+	nospin  int
 	bin     string
 	results string
 }
@@ -100,6 +101,7 @@ func newFlagSet(cfg *config, preempt *string) *flag.FlagSet {
 	fs.IntVar(&cfg.k, "k", 1000, "racy's increments per thread `K` for the interleavings")
 	fs.IntVar(&cfg.rateK, "rate-k", 100000, "racy's increments per thread `K` for the switch rate")
 	fs.IntVar(&cfg.repeat, "repeat", 10, "seeds `R` recorded twice for reproducibility")
+	fs.IntVar(&cfg.nospin, "nospin", 10, "also measure the rate with --preempt `N` and the probe's --mgt-sched-spin=no (0: not)")
 	fs.StringVar(&cfg.bin, "bin", "", "directory `DIR` holding record and the probe (default: bin/ of the repository; make build)")
 	fs.StringVar(&cfg.results, "results", "", "update the schedbench section of Markdown `FILE`")
 	return fs
@@ -140,6 +142,8 @@ type outcome struct {
 	seq      string // the normalized switch sequence's hash
 	switches int    // stretches - 1
 	wall     time.Duration
+	within   int // stretches of the worker threads (not the main one) of at most N blocks
+	workers  int // stretches of the worker threads
 }
 
 // way is one way of recording (no flags, or one N) over the seeds.
@@ -153,6 +157,7 @@ type way struct {
 // rate is the switch rate of one way on the larger run.
 type rate struct {
 	preempt  int
+	nospin   bool
 	switches int
 	wall     time.Duration
 	counter  int
@@ -181,9 +186,9 @@ type runner struct {
 var counterLine = regexp.MustCompile(`^counter (\d+)\n$`)
 
 // once records racy k once with flags and measures it.
-func (r *runner) once(k, preempt, seed int) (outcome, error) {
+func (r *runner) once(k, preempt, seed int, extra ...string) (outcome, error) {
 	trace := filepath.Join(r.tmp, "racy.trace")
-	args := []string{"-q", "-o", trace}
+	args := append([]string{"-q", "-o", trace}, extra...)
 	if preempt > 0 {
 		args = append(args, "--preempt", strconv.Itoa(preempt), "--sched-seed", strconv.Itoa(seed))
 	}
@@ -208,7 +213,16 @@ func (r *runner) once(k, preempt, seed int) (outcome, error) {
 	runs = normalize(runs)
 	n, _ := strconv.Atoi(m[1])
 	sum := sha256.Sum256([]byte(sequence(runs)))
-	return outcome{counter: n, seq: fmt.Sprintf("%x", sum[:8]), switches: len(runs) - 1, wall: wall}, nil
+	o := outcome{counter: n, seq: fmt.Sprintf("%x", sum[:8]), switches: len(runs) - 1, wall: wall}
+	for _, x := range runs {
+		if x.thread != 1 {
+			o.workers++
+			if preempt > 0 && x.blocks <= uint64(preempt) {
+				o.within++
+			}
+		}
+	}
+	return o, nil
 }
 
 // run measures everything the configuration asks for.
@@ -277,6 +291,14 @@ func run(ctx context.Context, cfg config, log io.Writer) (*report, error) {
 		rep.rates = append(rep.rates, rate{preempt: n, switches: o.switches, wall: o.wall, counter: o.counter})
 		fmt.Fprintf(log, "schedbench: rate %s: %d switches in %.2f s\n", wayName(n), o.switches, o.wall.Seconds())
 	}
+	if cfg.nospin > 0 {
+		o, err := r.once(cfg.rateK, cfg.nospin, 1, "--valgrind-arg=--mgt-sched-spin=no")
+		if err != nil {
+			return nil, err
+		}
+		rep.rates = append(rep.rates, rate{preempt: cfg.nospin, nospin: true, switches: o.switches, wall: o.wall, counter: o.counter})
+		fmt.Fprintf(log, "schedbench: rate %s without the spin: %d switches in %.2f s\n", wayName(cfg.nospin), o.switches, o.wall.Seconds())
+	}
 	return rep, nil
 }
 
@@ -329,16 +351,24 @@ func (w way) medianWall() float64 {
 
 // rows are the tables' rows: interleavings, then rates.
 func (rep *report) rows() ([][]string, [][]string) {
-	a := [][]string{{"way", "runs", "distinct counters", "counter range", "distinct switch sequences", "median switches", "median s", "same twice"}}
+	a := [][]string{{"way", "runs", "distinct counters", "counter range", "distinct switch sequences", "median switches", "worker stretches <= N", "median s", "same twice"}}
 	for _, w := range rep.ways {
 		lo, hi := w.span()
 		same := "-"
 		if w.repeated > 0 {
 			same = fmt.Sprintf("%d of %d", w.same, w.repeated)
 		}
+		within := "-"
+		if w.preempt > 0 {
+			in, all := 0, 0
+			for _, o := range w.runs {
+				in, all = in+o.within, all+o.workers
+			}
+			within = fmt.Sprintf("%.1f%%", 100*float64(in)/float64(max(all, 1)))
+		}
 		a = append(a, []string{w.name(), strconv.Itoa(len(w.runs)), strconv.Itoa(w.distinct(false)),
 			fmt.Sprintf("%d-%d", lo, hi), strconv.Itoa(w.distinct(true)), strconv.Itoa(w.medianSwitches()),
-			fmt.Sprintf("%.2f", w.medianWall()), same})
+			within, fmt.Sprintf("%.2f", w.medianWall()), same})
 	}
 	b := [][]string{{"way", "counter", "switches", "record s", "switches/s", "time / no flags"}}
 	base := 0.0
@@ -352,7 +382,11 @@ func (rep *report) rows() ([][]string, [][]string) {
 		if base > 0 {
 			ratio = fmt.Sprintf("%.2f", x.wall.Seconds()/base)
 		}
-		b = append(b, []string{wayName(x.preempt), strconv.Itoa(x.counter), strconv.Itoa(x.switches),
+		name := wayName(x.preempt)
+		if x.nospin {
+			name += ", probe without the spin"
+		}
+		b = append(b, []string{name, strconv.Itoa(x.counter), strconv.Itoa(x.switches),
 			fmt.Sprintf("%.2f", x.wall.Seconds()), fmt.Sprintf("%.0f", float64(x.switches)/x.wall.Seconds()), ratio})
 	}
 	return a, b
@@ -403,6 +437,8 @@ func (rep *report) markdown() string {
 	fmt.Fprintf(&b, "\n**Switch rate** of `racy %d` with seed 1: thread switches (THREAD_SWITCH events with a block after them) per second of recording, wall time from starting record to its exit.\n\n", rep.cfg.rateK)
 	table(c)
 	fmt.Fprintln(&b)
+	fmt.Fprintln(&b, "\"Worker stretches <= N\": of the two counting threads' stretches, those of at most N blocks (the probe ends a turn after a countdown drawn from 1..N; a longer stretch is one where the other worker could not run: before it started, after it ended). \"Probe without the spin\": the probe's --mgt-sched-spin=no, where a thread whose turn ended leaves each SB through a yield to the scheduler until Valgrind's 300-block tail is used up, instead of through a chained self-jump.")
+	fmt.Fprintln(&b)
 	fmt.Fprintln(&b, "A switch sequence is the threads' stretches between THREAD_SWITCH events with the BLOCK events of each, stretches without a block (a thread switched to that ran nothing) left out and neighbours of one thread joined; runs compare by its hash. The racy binary is built by schedbench with `gcc -g -O1 -fno-omit-frame-pointer -pthread` and recorded from a temporary folder.")
 	fmt.Fprintln(&b, section.End())
 	return b.String()
@@ -414,5 +450,5 @@ func (rep *report) commandLine() string {
 	for _, n := range rep.cfg.preempt {
 		ns = append(ns, strconv.Itoa(n))
 	}
-	return fmt.Sprintf("-seeds %d -preempt %s -k %d -rate-k %d -repeat %d", rep.cfg.seeds, strings.Join(ns, ","), rep.cfg.k, rep.cfg.rateK, rep.cfg.repeat)
+	return fmt.Sprintf("-seeds %d -preempt %s -k %d -rate-k %d -repeat %d -nospin %d", rep.cfg.seeds, strings.Join(ns, ","), rep.cfg.k, rep.cfg.rateK, rep.cfg.repeat, rep.cfg.nospin)
 }

@@ -20,23 +20,28 @@
 
    where `self` is the SB's own guest address, so neither exit changes
    the guest state: the SB is entered again later. `left` is the running
-   thread's countdown of SB entries, drawn again (uniformly in [1, N])
-   when the thread next starts running with it at 0. `spin` uses up the
-   300 entries the yield left in the slice without running any guest
-   code: each spin is an SB entry, whose event check decrements the
-   dispatch counter, and the 301st entry ends the slice. The switch
-   therefore happens exactly where the countdown ran out, not up to 300
-   SBs later. A spin that the slice's end cut short (the slice had fewer
-   than 300 entries left) is dropped when another thread starts running;
-   if the same thread goes on (no other thread was runnable), it spins
-   the rest away in its new slice, at no cost to the program.
+   thread's countdown of SB entries. `spin` uses up the 300 entries the
+   yield left in the slice without running any guest code: each spin is
+   an SB entry, whose event check decrements the dispatch counter, and
+   the 301st entry ends the slice. The switch therefore happens exactly
+   where the countdown ran out, not up to 300 SBs later.
 
-   The countdowns come from a per-thread splitmix64 generator seeded from
-   --mgt-sched-seed and the thread's creation number (1 for the main
-   thread, then 2, 3, ... in the order threads are created), so a
-   thread's switch points in its own SB count depend only on the seed.
-   Which thread runs next is still Valgrind's choice: the next one in the
-   ticket lock's queue. */
+   Turns. Each thread runs in turns; a turn lasts a count of SBs drawn
+   uniformly from [1, N] by the thread's splitmix64 generator (seeded from
+   --mgt-sched-seed and the thread's creation number: 1 for the main
+   thread, then 2, 3, ... in creation order), and also ends when the
+   thread creates a thread or makes a system call. At the end of a turn
+   the thread that runs next is drawn from the same generator among the
+   runnable ones (end_turn), and until it has the big lock any other
+   thread that gets it is sent back before it runs anything
+   (mgt_sched_thread_run returns True: its first SB yields and spins, and
+   no thread switch is recorded). So which thread runs is never left to
+   the order in which the kernel hands the lock over. Futex waits and
+   wakes are followed (mgt_sched_pre_syscall, wake): a waiter is not
+   runnable until a wake on its word, and no other thread runs until the
+   waiter is asleep in the kernel. What this file decides is what the
+   Go driver asked for (--mgt-preempt, --mgt-sched-seed); the trace
+   records only its effect, THREAD_SWITCH events. */
 
 #include "pub_tool_basics.h"
 #include "pub_tool_tooliface.h"
@@ -80,6 +85,7 @@ static ULong mgt_sched_spin = 0;
 static Long mgt_sched_n = 0;
 static ULong mgt_sched_seed = 0;
 static Bool mgt_sched_debug = False; /* print every decision (for developers) */
+static Bool mgt_sched_spin_on = True; /* spin the yield's tail away (--mgt-sched-spin=no: for measuring) */
 
 /* What a thread is doing, as far as choosing the next one goes. */
 enum { ST_NONE = 0, /* not created, or exited */
@@ -118,6 +124,9 @@ Bool mgt_sched_option(const HChar* arg)
    if (VG_BOOL_CLO(arg, "--mgt-sched-debug", mgt_sched_debug)) {
       return True;
    }
+   if (VG_BOOL_CLO(arg, "--mgt-sched-spin", mgt_sched_spin_on)) {
+      return True;
+   }
    if (VG_STR_CLO(arg, "--mgt-sched-seed", s)) {
       HChar* end = 0;
       if (*s < '0' || *s > '9') {
@@ -137,6 +146,7 @@ void mgt_sched_usage(void)
    VG_(printf)("    --mgt-preempt=<n>         switch threads after 1..n SBs of a thread [off]\n");
    VG_(printf)("    --mgt-sched-seed=<s>      seed of the switch points [0]\n");
    VG_(printf)("    --mgt-sched-debug=yes     print the switch decisions [no]\n");
+   VG_(printf)("    --mgt-sched-spin=no       leave the yield's tail to Valgrind's scheduler [yes]\n");
 }
 
 /* splitmix64: one draw from *state. */
@@ -481,8 +491,10 @@ void mgt_sched_instrument(IRSB* out, Addr start, Int offset_ip)
    /* The countdown ran out: yield, then spin. */
    IRTemp left = new_tmp(out, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, addr_of(&mgt_sched_left)));
    IRTemp fire = new_tmp(out, Ity_I1, IRExpr_Binop(Iop_CmpEQ64, IRExpr_RdTmp(left), IRExpr_Const(IRConst_U64(0))));
-   addStmtToIRSB(out, IRStmt_StoreG(Iend_LE, addr_of(&mgt_sched_spin), IRExpr_Const(IRConst_U64(MGT_SCHED_YIELD_TAIL)),
-                                    IRExpr_RdTmp(fire)));
+   if (mgt_sched_spin_on) {
+      addStmtToIRSB(out, IRStmt_StoreG(Iend_LE, addr_of(&mgt_sched_spin), IRExpr_Const(IRConst_U64(MGT_SCHED_YIELD_TAIL)),
+                                       IRExpr_RdTmp(fire)));
+   }
    addStmtToIRSB(out, IRStmt_Exit(IRExpr_RdTmp(fire), Ijk_Yield, IRConst_U64((ULong)start), offset_ip));
    IRTemp next = new_tmp(out, Ity_I64, IRExpr_Binop(Iop_Sub64, IRExpr_RdTmp(left), IRExpr_Const(IRConst_U64(1))));
    addStmtToIRSB(out, IRStmt_Store(Iend_LE, addr_of(&mgt_sched_left), IRExpr_RdTmp(next)));
