@@ -12,9 +12,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime/pprof"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -69,6 +71,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	to := fs.StringArray("to", nil, "end the region of the matching --from at POINT (default: the end of the run)")
 	switches := fs.StringArray("switch", nil, "invert the conditional branch of the source line `FILE:LINE[#N|#all]` of the main program on its N-th instance (default #1) or on all; N counts the executions of the line's conditional branches, all threads together (repeatable; see docs/record.md, \"Changing the run\")")
 	suppresses := fs.StringArray("suppress", nil, "skip the N-th instance of the source line `FILE:LINE[#N|#all]`: when the line has calls, the call is not made (execution goes on after it with rax = 0) and N counts its calls; otherwise its stores to memory are not done and N counts the executions of its first store instruction (repeatable)")
+	preempt := fs.String("preempt", "", fmt.Sprintf("switch threads after at most `N` superblocks of a thread (1 to %d; each time a count drawn from 1..N; adds --fair-sched=yes unless a --valgrind-arg gives one); default %d with --sched-seed", recorder.MaxPreempt, defaultPreempt))
+	schedSeed := fs.String("sched-seed", "", "seed `S` of the switch points --preempt draws (0 to 2^64-1, default 1): the same seed gives the same interleaving to a program without blocking system calls or timing dependence")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the recorder itself to this file (for developers)")
 	help := fs.BoolP("help", "h", false, "show this help")
 	if err := fs.Parse(args); err != nil {
@@ -104,6 +108,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 			alts = append(alts, recorder.Alteration{Kind: f.kind, Spec: sp, Text: text})
 		}
 	}
+	n, seed, err := schedFlags(fs, *preempt, *schedSeed)
+	if err != nil {
+		fmt.Fprintf(stderr, "record: %v\n", err)
+		return 2
+	}
 	out := *output
 	if out == "" {
 		out = filepath.Base(rest[0]) + ".trace"
@@ -122,6 +131,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 		Valgrind: *valgrind, ValgrindArgs: *vgArgs, Stdin: stdin, Stdout: stdout, Stderr: stderr,
 		Regions:     regions,
 		Alterations: alts,
+		Preempt:     n, SchedSeed: seed,
 	}
 	showProgress := !*quiet && (*progress == "always" || *progress == "auto" && term.IsTerminal(stderr))
 	if showProgress {
@@ -164,6 +174,36 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 		fmt.Fprintln(stderr, summary(res))
 	}
 	return res.Status()
+}
+
+// defaultPreempt is --preempt's value when only --sched-seed is given.
+const defaultPreempt = 1000
+
+// defaultSchedSeed is --sched-seed's value when only --preempt is given.
+const defaultSchedSeed = 1
+
+// schedFlags reads --preempt and --sched-seed: the preemption bound (0
+// when neither flag was given) and the seed.
+func schedFlags(fs *pflag.FlagSet, preempt, seed string) (int, uint64, error) {
+	if !fs.Changed("preempt") && !fs.Changed("sched-seed") {
+		return 0, 0, nil
+	}
+	n, s := defaultPreempt, uint64(defaultSchedSeed)
+	if fs.Changed("preempt") {
+		v, err := strconv.ParseInt(preempt, 10, 64)
+		if err != nil || v < 1 || v > recorder.MaxPreempt {
+			return 0, 0, fmt.Errorf("--preempt must be a whole number from 1 to %d, not %q", recorder.MaxPreempt, preempt)
+		}
+		n = int(v)
+	}
+	if fs.Changed("sched-seed") {
+		v, err := strconv.ParseUint(seed, 10, 64)
+		if err != nil {
+			return 0, 0, fmt.Errorf("--sched-seed must be a whole number from 0 to %d, not %q", uint64(math.MaxUint64), seed)
+		}
+		s = v
+	}
+	return n, s, nil
 }
 
 // summary is the one line record prints when it is done.

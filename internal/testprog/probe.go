@@ -20,7 +20,7 @@ const valgrindHeader = "/usr/include/valgrind/pub_tool_basics.h"
 
 // probeSources are the files the probe is built from, relative to
 // record/vgtool.
-var probeSources = []string{"mgt_main.c", "protocol.h", "Makefile"}
+var probeSources = []string{"mgt_main.c", "mgt_sched.c", "mgt_sched.h", "protocol.h", "Makefile"}
 
 var probeBuild struct {
 	once sync.Once

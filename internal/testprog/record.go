@@ -66,10 +66,19 @@ func RecordOutput(t testing.TB, prog string, args ...string) (trace, stdout stri
 // with -q, so it adds nothing else).
 func RecordOutputs(t testing.TB, prog string, args ...string) (trace, stdout, stderr string) {
 	t.Helper()
+	return RecordWith(t, nil, prog, args...)
+}
+
+// RecordWith is RecordOutputs with record's own flags before the program,
+// e.g. []string{"--preempt", "30", "--sched-seed", "4"}.
+func RecordWith(t testing.TB, flags []string, prog string, args ...string) (trace, stdout, stderr string) {
+	t.Helper()
 	probe := Probe(t)
 	rec := recordTool(t)
 	trace = filepath.Join(t.TempDir(), filepath.Base(prog)+".trace")
-	cmd := exec.Command(rec, append([]string{"-q", "--probe-dir", probe, "-o", trace, "--", prog}, args...)...)
+	cmdArgs := append([]string{"-q", "--probe-dir", probe, "-o", trace}, flags...)
+	cmdArgs = append(cmdArgs, "--", prog)
+	cmd := exec.Command(rec, append(cmdArgs, args...)...)
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	err := cmd.Run()

@@ -41,6 +41,7 @@
 #include "valgrind.h"
 
 #include "protocol.h"
+#include "mgt_sched.h"
 
 /* From Valgrind's core, linked into every tool but not in the tool
    headers: fcntl (m_libcfile.c) to make descriptors close-on-exec, and a
@@ -931,7 +932,7 @@ static void add_xcall(IRSB* out, Bool call, Addr pc)
 
 /* Instruments a superblock outside any region: the generation check,
    the trigger instructions, and the call or return that ends it. */
-static IRSB* instrument_outside(IRSB* in)
+static IRSB* instrument_outside(IRSB* in, Addr nraddr, Int offset_ip)
 {
    ULong gen = mgt_gen;
    IRSB* out = deepCopyIRSBExceptStmts(in);
@@ -951,6 +952,7 @@ static IRSB* instrument_outside(IRSB* in)
       if (!started) {
          started = True;
          add_entry_checks(out, last, ninsns, gen);
+         mgt_sched_instrument(out, nraddr, offset_ip);
       }
       if (is_trigger_insn(last)) {
          add_trigger_hook(out, last, gen, True);
@@ -1304,7 +1306,7 @@ static IRSB* mgt_instrument(VgCallbackClosure* closure, IRSB* in, const VexGuest
    }
    write_pending();
    if (mgt_regions && !mgt_in_region) {
-      return instrument_outside(in);
+      return instrument_outside(in, closure->nraddr, layout->offset_IP);
    }
    ULong gen = mgt_gen;
    UInt ninsns = 0;
@@ -1443,6 +1445,9 @@ static IRSB* mgt_instrument(VgCallbackClosure* closure, IRSB* in, const VexGuest
          if (mgt_regions) {
             add_entry_checks(out, st->Ist.IMark.addr, ninsns, gen);
          }
+         /* Interleaving control (mgt_sched.c): may leave before the
+            SB runs, with nothing recorded. */
+         mgt_sched_instrument(out, closure->nraddr, layout->offset_IP);
          /* Prologue: settle an SB that was interrupted without a
             callback (Valgrind restarts an instruction after growing the
             stack), make room, write the header, publish it. */
@@ -1630,7 +1635,8 @@ static void on_discard(Addr orig_addr, VexGuestExtents extents)
 
 static void on_start_client_code(ThreadId tid, ULong blocks)
 {
-   if (!mgt_recording) {
+   /* Also in a forked child, whose translations keep their checks. */
+   if (mgt_sched_thread_run(tid) || !mgt_recording) {
       return;
    }
    if (tid != mgt_last_tid) {
@@ -1645,12 +1651,14 @@ static void on_thread_create(ThreadId parent, ThreadId child)
    need(2);
    put(hdr(MGT_REC_THREAD_CREATE, 2, child));
    put(parent);
+   mgt_sched_thread_create(child);
 }
 
 static void on_thread_exit(ThreadId tid)
 {
    need(1);
    put(hdr(MGT_REC_THREAD_EXIT, 1, tid));
+   mgt_sched_thread_exit(tid);
 }
 
 /* Arguments of each thread's syscall in progress (VG_N_THREADS is only
@@ -1669,6 +1677,7 @@ static void pre_syscall(ThreadId tid, UInt sysno, UWord* args, UInt nargs)
    for (UInt i = 0; i < 6; i++) {
       pending_args[tid][i] = i < nargs ? args[i] : 0;
    }
+   mgt_sched_pre_syscall(tid, sysno, pending_args[tid]);
 }
 
 static void post_syscall(ThreadId tid, UInt sysno, UWord* args, UInt nargs, SysRes res)
@@ -1687,6 +1696,7 @@ static void post_syscall(ThreadId tid, UInt sysno, UWord* args, UInt nargs, SysR
       put(pending_args[tid][i]);
    }
    put(sr_isError(res) ? (ULong)(-(Long)sr_Err(res)) : (ULong)sr_Res(res));
+   mgt_sched_post_syscall(tid, sysno, pending_args[tid], res);
 }
 
 static void emit_mmap(Addr a, SizeT len, Bool rr, Bool ww, Bool xx)
@@ -1795,6 +1805,9 @@ static Bool mgt_process_cmd_line_option(const HChar* arg)
    if (VG_STR_CLO(arg, "--mgt-alter-file", mgt_alter_path)) {
       return True;
    }
+   if (mgt_sched_option(arg)) {
+      return True;
+   }
    return False;
 }
 
@@ -1806,6 +1819,7 @@ static void mgt_print_usage(void)
    VG_(printf)("    --mgt-chunks=<n>          how many chunks the file holds [required]\n");
    VG_(printf)("    --mgt-region-file=<file>  record only the regions whose triggers the file lists\n");
    VG_(printf)("    --mgt-alter-file=<file>   instructions to alter (record --switch, --suppress)\n");
+   mgt_sched_usage();
 }
 
 static void mgt_print_debug_usage(void) {}
@@ -1846,6 +1860,7 @@ static void on_fork_child(ThreadId tid)
    }
    /* The chunks are shared with the parent: write elsewhere. */
    stop_recording();
+   mgt_sched_fork_child(tid);
 }
 
 /* Decides whether this process is the recorded one. Valgrind follows exec
@@ -1893,6 +1908,7 @@ static void mgt_post_clo_init(void)
       VG_(exit)(2);
    }
    read_alters();
+   mgt_sched_init();
    if (!is_recorded_process()) {
       mgt_recording = False;
       mgt_write_failed = True;

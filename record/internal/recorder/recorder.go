@@ -71,6 +71,37 @@ type Options struct {
 	// alteration that cannot be resolved against the program is an error
 	// before it runs.
 	Alterations []Alteration
+	// Preempt, from 1 to MaxPreempt, makes the probe switch threads
+	// after a number of superblocks drawn uniformly from [1, Preempt]
+	// each time a thread starts running (0: Valgrind's own switches
+	// only). See docs/record.md, "Interleaving control".
+	Preempt int
+	// SchedSeed seeds the draws of Preempt: the same seed gives the same
+	// switch points.
+	SchedSeed uint64
+}
+
+// MaxPreempt is the largest Options.Preempt.
+const MaxPreempt = 1_000_000_000
+
+// schedArgs are the valgrind options for Preempt and SchedSeed: the
+// probe's, and --fair-sched=yes unless the caller gave a --fair-sched of
+// its own (without the ticket lock, a thread that gives up the big lock
+// often takes it back at once).
+func schedArgs(opts Options) ([]string, error) {
+	if opts.Preempt == 0 {
+		return nil, nil
+	}
+	if opts.Preempt < 0 || opts.Preempt > MaxPreempt {
+		return nil, fmt.Errorf("preempt must be from 1 to %d, not %d", MaxPreempt, opts.Preempt)
+	}
+	args := []string{fmt.Sprintf("--mgt-preempt=%d", opts.Preempt), fmt.Sprintf("--mgt-sched-seed=%d", opts.SchedSeed)}
+	for _, a := range opts.ValgrindArgs {
+		if a == "--fair-sched" || strings.HasPrefix(a, "--fair-sched=") {
+			return args, nil
+		}
+	}
+	return append(args, "--fair-sched=yes"), nil
 }
 
 // Result says how the recording went.
@@ -113,6 +144,10 @@ func Record(opts Options) (*Result, error) {
 	if err != nil {
 		return nil, ErrNoValgrind
 	}
+	sched, err := schedArgs(opts)
+	if err != nil {
+		return nil, err
+	}
 	prog, err := exec.LookPath(opts.Program)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", opts.Program, unwrapExec(err))
@@ -129,9 +164,9 @@ func Record(opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	work, err := os.MkdirTemp("", "mgtrace-record-")
+	work, err := makeWorkDir()
 	if err != nil {
-		return nil, fmt.Errorf("make work folder: %w", err)
+		return nil, err
 	}
 	defer os.RemoveAll(work)
 	libDir, err := makeLibDir(work, sysLib, probeDir)
@@ -171,6 +206,7 @@ func Record(opts Options) (*Result, error) {
 		}
 		args = append(args, "--mgt-alter-file="+alterFile)
 	}
+	args = append(args, sched...)
 	args = append(args, opts.ValgrindArgs...)
 	args = append(args, "--", prog)
 	args = append(args, opts.Args...)
@@ -179,6 +215,10 @@ func Record(opts Options) (*Result, error) {
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = orDefault[io.Reader](opts.Stdin, os.Stdin), orDefault[io.Writer](opts.Stdout, os.Stdout), orDefault[io.Writer](opts.Stderr, os.Stderr)
 
 	hdr := header(prog, opts.Program, opts.Args, vgPath)
+	if opts.Preempt > 0 {
+		hdr.Settings = append(hdr.Settings, &tracepb.KeyValue{Key: "preempt", Value: fmt.Sprint(opts.Preempt)},
+			&tracepb.KeyValue{Key: "sched-seed", Value: fmt.Sprint(opts.SchedSeed)})
+	}
 	// The driver's own loop must not be interrupted by the terminal's ^C
 	// (the program gets it too, and the trace must end properly); SIGTERM
 	// is passed on to the program.

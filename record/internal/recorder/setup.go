@@ -1,10 +1,32 @@
 package recorder
 
 import (
+	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 )
+
+// makeWorkDir makes the recorder's temporary folder. Its name always has
+// the same length: Valgrind's library folder inside it is in the
+// program's environment (VALGRIND_LIB, LD_PRELOAD), and a name of another
+// length would move the program's stack and change how many superblocks
+// its start takes, so that --sched-seed would not give the same
+// interleaving twice.
+func makeWorkDir() (string, error) {
+	for range 100 {
+		dir := filepath.Join(os.TempDir(), fmt.Sprintf("mgtrace-record-%016x", rand.Uint64()))
+		err := os.Mkdir(dir, 0o700)
+		if err == nil {
+			return dir, nil
+		}
+		if !errors.Is(err, os.ErrExist) {
+			return "", fmt.Errorf("make work folder: %w", err)
+		}
+	}
+	return "", fmt.Errorf("make work folder: no free name in %s", os.TempDir())
+}
 
 // findProbe returns the folder that holds the probe executable: dir when
 // given, else next to the running executable, else ../lib/mgtrace from it.

@@ -19,8 +19,11 @@
        PROG seed N    1 <= N <= 1000000: no schedule; at every point a
                       thread yields 0 to 3 times, as a per-thread linear
                       congruential generator seeded from N decides
+       PROG free      no schedule and no yields: the points do nothing,
+                      and the interleaving is the scheduler's (under
+                      record, --preempt and --sched-seed choose it)
    Output: a first line "PROG BUILD MODE" (BUILD is correct or faulty,
-   MODE is "bad" or "seed N"), then one line per operation, in the order
+   MODE is "bad", "seed N" or "free"), then one line per operation, in the order
    of their calls:
        WHO NAME [ARG...] -> RESULT @CALL-RETURN
    WHO is tN, thread N as a trace numbers it: t1 is the main thread (its
@@ -132,7 +135,7 @@ struct lin_list {
 typedef void lin_run_fn(struct lin_op *op);
 typedef void lin_format_fn(const struct lin_op *op, char *buf, size_t size);
 
-enum { LIN_MODE_BAD = 1, LIN_MODE_SEED = 2 };
+enum { LIN_MODE_BAD = 1, LIN_MODE_SEED = 2, LIN_MODE_FREE = 3 };
 
 static int lin_mode;
 static unsigned lin_seed;
@@ -235,7 +238,7 @@ lin_point(int p)
 {
     int nth, g;
 
-    if (lin_me.id <= 1 || p < 0 || p >= LIN_MAX_POINTS)
+    if (lin_me.id <= 1 || p < 0 || p >= LIN_MAX_POINTS || lin_mode == LIN_MODE_FREE)
         return;
     nth = ++lin_me.count[p];
     if (lin_mode == LIN_MODE_SEED) {
@@ -321,9 +324,9 @@ lin_worker(void *arg)
     return NULL;
 }
 
-/* lin_args reads the arguments ("bad" or "seed N"), remembers the
+/* lin_args reads the arguments ("bad", "seed N" or "free"), remembers the
    program's name and run function, and prints the first line. It returns
-   LIN_MODE_BAD or LIN_MODE_SEED, or exits with status 2. */
+   LIN_MODE_BAD, LIN_MODE_SEED or LIN_MODE_FREE, or exits with status 2. */
 static int
 lin_args(int argc, char **argv, const char *prog, lin_run_fn *run)
 {
@@ -334,6 +337,9 @@ lin_args(int argc, char **argv, const char *prog, lin_run_fn *run)
     if (argc == 2 && strcmp(argv[1], "bad") == 0) {
         lin_mode = LIN_MODE_BAD;
         printf("%s %s bad\n", prog, LIN_BUILD);
+    } else if (argc == 2 && strcmp(argv[1], "free") == 0) {
+        lin_mode = LIN_MODE_FREE;
+        printf("%s %s free\n", prog, LIN_BUILD);
     } else if (argc == 3 && strcmp(argv[1], "seed") == 0) {
         char *end;
         long n = strtol(argv[2], &end, 10);
@@ -347,7 +353,7 @@ lin_args(int argc, char **argv, const char *prog, lin_run_fn *run)
     }
     return lin_mode;
 usage:
-    fprintf(stderr, "usage: %s bad | %s seed N (1 <= N <= 1000000)\n", prog, prog);
+    fprintf(stderr, "usage: %s bad | %s seed N (1 <= N <= 1000000) | %s free\n", prog, prog, prog);
     exit(2);
 }
 
