@@ -716,3 +716,8 @@ func (b *Builder) point(ev *schema.Event) {
 		Name: ev.Name, Ptr: ev.Args[1], Mark: mark,
 	})
 }
+
+// InHeap says whether a is a heap address at the current point of the
+// build, as the program's system calls so far tell (the brk area and the
+// anonymous mappings that are not stacks or the loader's own).
+func (b *Builder) InHeap(a uint64) bool { return b.heap.contains(a) }
