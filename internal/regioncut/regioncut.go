@@ -302,8 +302,9 @@ func (st *state) memoryAt(b *mgbuild.Builder) {
 	st.mem = nil
 }
 
-// allTables gathers the tables in one message, in id order.
-func allTables(t *schema.Tables) *tracepb.Tables {
+// AllTables gathers a trace's tables in one message, in id order, to write
+// them into another trace.
+func AllTables(t *schema.Tables) *tracepb.Tables {
 	m := &tracepb.Tables{}
 	for _, v := range t.Modules {
 		m.Modules = append(m.Modules, v)
@@ -395,7 +396,7 @@ func (st *state) write(src, dst string) (err error) {
 	if err != nil {
 		return err
 	}
-	if err := w.AddTables(allTables(st.tables)); err != nil {
+	if err := w.AddTables(AllTables(st.tables)); err != nil {
 		return err
 	}
 	reg := st.reg
