@@ -11,6 +11,9 @@ import (
 // stmt names the statement at pc ("" for pc 0).
 func (g *Graph) stmt(pc uint64) string {
 	if pc == 0 {
+		if g.Regions != nil {
+			return BeforeRegion
+		}
 		return ""
 	}
 	return g.Locate(pc).String()
@@ -329,6 +332,9 @@ func WriteDOT(w io.Writer, s *Snapshot, opt ReportOptions) error {
 
 // shortStmt names a statement compactly: base file name and line.
 func shortStmt(g *Graph, pc uint64) string {
+	if pc == 0 && g.Regions != nil {
+		return BeforeRegion
+	}
 	loc := g.Locate(pc)
 	if loc.File != "" && loc.Line != 0 {
 		f := loc.File

@@ -492,3 +492,44 @@ func (st *state) end(w *schema.Writer, running schema.ThreadID) error {
 	}
 	return nil
 }
+
+// FunctionSpan returns the sequence numbers of the first and the last
+// BLOCK event of the trace at path whose code lies in the function named
+// name (its invocations and not its callees'), to place a region in a
+// program's main work.
+func FunctionSpan(path, name string) (first, last uint64, err error) {
+	r, err := schema.Open(path)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer r.Close()
+	in := make(map[uint64]bool)
+	found := false
+	for {
+		ev, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return 0, 0, err
+		}
+		if ev.Kind != schema.KindBlock {
+			continue
+		}
+		is, ok := in[ev.PC]
+		if !ok {
+			is = r.Tables().Locate(ev.PC).Function == name
+			in[ev.PC] = is
+		}
+		if is {
+			if !found {
+				first, found = ev.Seq, true
+			}
+			last = ev.Seq
+		}
+	}
+	if !found {
+		return 0, 0, fmt.Errorf("%s: no block of function %s", path, name)
+	}
+	return first, last, nil
+}
