@@ -213,7 +213,7 @@ type Graph struct {
 	// Regions are a region trace's regions, in order; nil for a whole
 	// trace. Before the first, the graph holds the allocator's blocks
 	// only; its MEMORY events give the fields' contents at its start.
-	Regions []Region
+	Regions   []Region
 	records   []record
 	opKind    []OpKind // opKind[t-1], opRef[t-1] and opSeq[t-1] are change t
 	opRef     []uint32
