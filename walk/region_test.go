@@ -7,11 +7,14 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/mgtrace/mgtrace/bugs"
 	"github.com/mgtrace/mgtrace/internal/regioncut"
 	"github.com/mgtrace/mgtrace/internal/testprog"
+	"github.com/mgtrace/mgtrace/mgbuild"
 	"github.com/mgtrace/mgtrace/schema"
 	"github.com/mgtrace/mgtrace/schema/tracepb"
 	"github.com/mgtrace/mgtrace/schema/tracetest"
+	"github.com/mgtrace/mgtrace/slice"
 	"github.com/mgtrace/mgtrace/walk"
 )
 
@@ -93,7 +96,8 @@ func TestWalkRegion(t *testing.T) {
 // at random places (inside blocks, between an instruction's accesses,
 // unmatched ends and starts, unknown region codes, flow dropped between an
 // end and a start): the walk must neither fail nor panic, and number its
-// instances in order.
+// instances in order; the memory graph, the slicer and the bug rules run
+// on them without failing or panicking.
 func TestWalkOddRegions(t *testing.T) {
 	root := testprog.Root(t)
 	path := filepath.Join(root, "testdata", "traces", "list.trace")
@@ -161,6 +165,31 @@ func TestWalkOddRegions(t *testing.T) {
 		}
 		if st.Instances != c.n || c.n == 0 {
 			t.Fatalf("seed %d: stats say %d instances, the visitor saw %d", seed, st.Instances, c.n)
+		}
+		// The analyses built on the walk, and the graph builder, take
+		// such traces too.
+		open := func() *schema.Reader {
+			r, err := schema.NewReader(bytes.NewReader(data), int64(len(data)), "odd")
+			if err != nil {
+				t.Fatal(err)
+			}
+			return r
+		}
+		for _, mode := range []mgbuild.Mode{mgbuild.Aware, mgbuild.Agnostic} {
+			if _, err := mgbuild.Build(open(), mgbuild.Options{Mode: mode}); err != nil {
+				t.Fatalf("seed %d: mgbuild %s: %v", seed, mode, err)
+			}
+		}
+		run, err := slice.Load(open(), slice.LoadOptions{})
+		if err != nil {
+			t.Fatalf("seed %d: slice.Load: %v", seed, err)
+		}
+		last := uint32(run.Instances() - 1)
+		if _, err := slice.Slice(run, slice.Point{Label: "last", Insts: []uint32{last}, Last: int64(last)}, slice.Options{}); err != nil {
+			t.Fatalf("seed %d: slice: %v", seed, err)
+		}
+		if _, err := bugs.Analyze(open(), bugs.Options{}); err != nil {
+			t.Fatalf("seed %d: bugs: %v", seed, err)
 		}
 	}
 }
