@@ -57,6 +57,10 @@ func WriteText(w io.Writer, s *Snapshot, opt ReportOptions) error {
 	}
 	p("history:     %d changes from %d events: %d nodes, %d edges, %d merge edges; %d allocator calls seen\n",
 		g.Last(), g.Stats.Events, len(g.Nodes), len(g.Edges), len(g.Merges), g.Stats.Allocations)
+	if g.Regions != nil {
+		p("regions:     %d (a region trace: the contents of memory at a region's start are edges made %s)\n",
+			len(g.Regions), BeforeRegion)
+	}
 	p("moment:      timestamp %d of %d", s.TS, g.Last())
 	if s.TS > 0 {
 		p(" (event %d)", sum.Seq)

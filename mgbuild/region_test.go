@@ -148,6 +148,13 @@ func TestRegionGraph(t *testing.T) {
 			if !strings.Contains(js.String(), mgbuild.BeforeRegion) {
 				t.Errorf("the JSON graph names no edge %q", mgbuild.BeforeRegion)
 			}
+			var text bytes.Buffer
+			if err := mgbuild.WriteText(&text, gr.Snapshot(gr.AtSeq(reg.End)), mgbuild.ReportOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(text.String(), "regions:     1 (a region trace") {
+				t.Errorf("the text summary does not say it is of a region trace:\n%s", text.String())
+			}
 			// The allocator-agnostic graph is built too (its nodes come
 			// from the region's accesses, so it is not the whole trace's).
 			if ga := build(t, region, mgbuild.Options{Mode: mgbuild.Agnostic}); ga.Stats.Memory == 0 || len(ga.Nodes) == 0 {
