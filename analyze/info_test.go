@@ -194,3 +194,27 @@ func TestInfoRegions(t *testing.T) {
 		t.Error("the JSON of a whole trace has regions")
 	}
 }
+
+// TestDumpRegions checks the fields dump prints for the events of a region
+// trace's start and end.
+func TestDumpRegions(t *testing.T) {
+	whole, err := filepath.Abs(filepath.Join("..", "testdata", "traces", "list.trace"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	inTempDir(t)
+	reg, err := regioncut.Cut(whole, "region.trace", 30000, 50000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, status := runAnalyze(t, "dump", "--kind", "region,registers", "region.trace")
+	want := fmt.Sprintf(`{"seq":%d,"kind":"region","thread":1,"num":1,"count":1}`, reg.Start)
+	if status != 0 || errOut != "" || !strings.Contains(out, want) || !strings.Contains(out, `"kind":"registers","thread":1,"count":1,"reg":"rip","size":8,"value":"0x`) ||
+		!strings.Contains(out, fmt.Sprintf(`{"seq":%d,"kind":"region","thread":1,"num":2,"count":1}`, reg.End)) {
+		t.Errorf("status %d, stderr %q; want %s and the registers and end in:\n%s", status, errOut, want, out)
+	}
+	out, errOut, status = runAnalyze(t, "dump", "--format", "text", "--kind", "memory", "--limit", "1", "region.trace")
+	if status != 0 || errOut != "" || !strings.Contains(out, " memory ") || !strings.Contains(out, " addr=0x") || !strings.Contains(out, " size=") {
+		t.Errorf("status %d, stderr %q:\n%s", status, errOut, out)
+	}
+}
