@@ -163,3 +163,42 @@ func TestRegionGraph(t *testing.T) {
 		})
 	}
 }
+
+// TestRegionsGraph builds the allocator-aware graph of traces with two
+// regions: at the second region's start (its MEMORY events bring the
+// fields the run changed between the regions up to date) and end, the
+// live nodes and pointer edges are the whole trace's.
+func TestRegionsGraph(t *testing.T) {
+	for _, p := range regionPrograms[:3] {
+		t.Run(p.prog, func(t *testing.T) {
+			whole := testprog.Record(t, testprog.Build(t, p.prog), p.args...)
+			first, last, err := regioncut.FunctionSpan(whole, p.fn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			at := func(f float64) uint64 { return first + uint64(float64(last-first)*f) }
+			out := filepath.Join(t.TempDir(), "regions.trace")
+			regs, err := regioncut.CutRanges(whole, out, [][2]uint64{{at(0.2), at(0.4)}, {at(0.6), at(0.8)}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			opt := mgbuild.Options{Mode: mgbuild.Aware}
+			gw, gr := build(t, whole, opt), build(t, out, opt)
+			if len(gr.Regions) != 2 {
+				t.Fatalf("regions %+v", gr.Regions)
+			}
+			r2 := regs[1]
+			last2, _ := r2.Seq(r2.To - 1)
+			for _, m := range []struct {
+				name   string
+				ws, rs uint64
+			}{{"second start", r2.From - 1, r2.First - 1}, {"second end", r2.To - 1, last2}} {
+				sw, sr := shapeAt(gw, gw.AtSeq(m.ws)), shapeAt(gr, gr.AtSeq(m.rs))
+				if !slices.Equal(sw.nodes, sr.nodes) || !slices.Equal(sw.pointers, sr.pointers) {
+					t.Errorf("%s: %d/%d nodes, %d/%d pointer edges (whole/region), or they differ", m.name,
+						len(sw.nodes), len(sr.nodes), len(sw.pointers), len(sr.pointers))
+				}
+			}
+		})
+	}
+}

@@ -210,3 +210,75 @@ func TestRegionSlice(t *testing.T) {
 		})
 	}
 }
+
+// TestRegionsSlice slices a trace with two regions: a slice from the
+// second region stops at its start, and equals the whole trace's slice
+// from there (data dependences).
+func TestRegionsSlice(t *testing.T) {
+	for _, prog := range []struct {
+		name string
+		args []string
+	}{{"tree", []string{"60"}}, {"slicework", []string{"300"}}} {
+		t.Run(prog.name, func(t *testing.T) {
+			whole := testprog.Record(t, testprog.Build(t, prog.name), prog.args...)
+			first, last, err := regioncut.FunctionSpan(whole, "main")
+			if err != nil {
+				t.Fatal(err)
+			}
+			at := func(f float64) uint64 { return first + uint64(float64(last-first)*f) }
+			region := filepath.Join(t.TempDir(), "regions.trace")
+			regs, err := regioncut.CutRanges(whole, region, [][2]uint64{{at(0.2), at(0.4)}, {at(0.6), at(0.9)}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			crits := criteria(t, whole, regs[1], 3)
+			var rcrits []uint64
+			for _, c := range crits {
+				rc, _ := regs[1].Seq(c)
+				rcrits = append(rcrits, rc)
+			}
+			wrun, wseqs := loadRegionRun(t, whole, crits)
+			rrun, _ := loadRegionRun(t, region, rcrits)
+			if len(rrun.Regions) != 2 {
+				t.Fatalf("regions %+v", rrun.Regions)
+			}
+			toRegion := make(map[uint32]uint32)
+			k := uint32(0)
+			for i, s := range wseqs {
+				if regs[0].Inside(s) || regs[1].Inside(s) {
+					toRegion[uint32(i)] = k
+					k++
+				}
+			}
+			from, err := wrun.RegionStart(slice.Bound{Set: true, Seq: regs[1].From})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for ci, c := range crits {
+				wp, err := wrun.Resolve(slice.Criterion{Kind: slice.BySeq, Seq: c})
+				if err != nil {
+					t.Fatal(err)
+				}
+				rp, err := rrun.Resolve(slice.Criterion{Kind: slice.BySeq, Seq: rcrits[ci]})
+				if err != nil {
+					t.Fatal(err)
+				}
+				ws, err := slice.Slice(wrun, wp, slice.Options{DataOnly: true, From: from})
+				if err != nil {
+					t.Fatal(err)
+				}
+				rs, err := slice.Slice(rrun, rp, slice.Options{DataOnly: true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				var want []uint32
+				for _, m := range ws.Members {
+					want = append(want, toRegion[m])
+				}
+				if !slices.Equal(want, rs.Members) || rs.Region != 1 {
+					t.Errorf("seq:%d: region slice %d members (region %d), the whole trace's %d", c, len(rs.Members), rs.Region, len(want))
+				}
+			}
+		})
+	}
+}

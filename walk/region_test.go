@@ -2,6 +2,7 @@ package walk_test
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"path/filepath"
@@ -190,6 +191,35 @@ func TestWalkOddRegions(t *testing.T) {
 		}
 		if _, err := bugs.Analyze(open(), bugs.Options{}); err != nil {
 			t.Fatalf("seed %d: bugs: %v", seed, err)
+		}
+	}
+}
+
+// TestWalkRegions walks a trace with two regions: its instances are the
+// whole trace's instances of both regions' blocks, in order.
+func TestWalkRegions(t *testing.T) {
+	root := testprog.Root(t)
+	for _, name := range []string{"list", "threads"} {
+		whole := filepath.Join(root, "testdata", "traces", name+".trace")
+		all, _ := walkFile(t, whole)
+		n := all.seqs[len(all.seqs)-1]
+		out := filepath.Join(t.TempDir(), "regions.trace")
+		regs, err := regioncut.CutRanges(whole, out, [][2]uint64{{n / 5, n / 3}, {n / 2, n * 3 / 4}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, st := walkFile(t, out)
+		if st.Unplaced != 0 || st.Regions != 2 || st.Outside == 0 {
+			t.Errorf("%s: %d unplaced, %d regions, %d outside", name, st.Unplaced, st.Regions, st.Outside)
+		}
+		var want []uint64
+		for i, s := range all.seqs {
+			if regs[0].Inside(s) || regs[1].Inside(s) {
+				want = append(want, all.pcs[i])
+			}
+		}
+		if fmt.Sprintf("%#x", got.pcs) != fmt.Sprintf("%#x", want) {
+			t.Errorf("%s: %d instances, the whole trace has %d in the regions (or they differ)", name, len(got.pcs), len(want))
 		}
 	}
 }

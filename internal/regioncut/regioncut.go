@@ -5,7 +5,8 @@
 // chapter 5), so that every analysis can be tested on region traces of
 // real recorded programs and compared with its result on the whole trace.
 //
-// Cut reads the whole trace twice. The region trace it writes holds:
+// Cut reads the whole trace twice (CutRanges cuts several regions, in
+// order, numbered from 1). The region trace it writes holds:
 //
 //   - the whole trace's tables, all in one TABLES block before the events;
 //   - outside the region, only the events a region recording keeps there:
@@ -21,6 +22,10 @@
 //     lies in a live heap block, outside the heap (the modules' data, TLS),
 //     or on a stack at or above its thread's stack pointer;
 //   - every event of the region, then a REGION end.
+//
+// A later region's MEMORY events hold what the whole trace knows at its
+// start, the flow between the regions included, as a recorder reading the
+// memory would.
 //
 // The region's bounds are moved forward to the next BLOCK event, where a
 // recorder would start and stop: a region starts and ends between blocks.
@@ -65,16 +70,30 @@ type Region struct {
 	// Events is the region trace's event count; Whole the whole trace's.
 	Events, Whole uint64
 
-	outside map[uint64]uint64 // whole seq -> region seq, for kept events outside
+	m *mapping // shared by the regions of one region trace
+	// (what the start events need, until the trace is written)
+	running schema.ThreadID // the thread running at From
+	order   []schema.ThreadID
+	nextPC  map[schema.ThreadID]uint64
+	pieces  []piece
 }
 
-// Seq returns the region trace's number of whole event seq, false when
-// the region trace does not keep it.
+// mapping maps the whole trace's events to the region trace's.
+type mapping struct {
+	regions []*Region
+	outside map[uint64]uint64 // whole seq -> region seq, for kept events outside the regions
+}
+
+// Seq returns the region trace's number of whole event seq (in any of
+// the trace's regions, or kept outside them), false when the region trace
+// does not keep it.
 func (r *Region) Seq(seq uint64) (uint64, bool) {
-	if seq >= r.From && seq < r.To {
-		return r.First + seq - r.From, true
+	for _, g := range r.m.regions {
+		if g.Inside(seq) {
+			return g.First + seq - g.From, true
+		}
 	}
-	s, ok := r.outside[seq]
+	s, ok := r.m.outside[seq]
 	return s, ok
 }
 
@@ -84,14 +103,33 @@ func (r *Region) Inside(seq uint64) bool { return seq >= r.From && seq < r.To }
 // Cut writes to dst the region trace of the whole trace src for the
 // events [from, to); to = 0 runs the region to the end.
 func Cut(src, dst string, from, to uint64) (*Region, error) {
-	st, err := scan(src, from, to)
+	regs, err := CutRanges(src, dst, [][2]uint64{{from, to}})
+	if err != nil {
+		return nil, err
+	}
+	return regs[0], nil
+}
+
+// CutRanges is Cut for several regions, [from, to) each, in order and
+// apart (each after the previous one's end); only the last may have to =
+// 0. It returns the regions in order.
+func CutRanges(src, dst string, ranges [][2]uint64) ([]*Region, error) {
+	if len(ranges) == 0 {
+		return nil, fmt.Errorf("regioncut: no range")
+	}
+	for i, rg := range ranges {
+		if rg[1] != 0 && rg[1] <= rg[0] || rg[1] == 0 && i < len(ranges)-1 || i > 0 && rg[0] < ranges[i-1][1] {
+			return nil, fmt.Errorf("regioncut: range %d [%d, %d) is empty, open before the last, or overlaps the one before", i+1, rg[0], rg[1])
+		}
+	}
+	st, err := scan(src, ranges)
 	if err != nil {
 		return nil, err
 	}
 	if err := st.write(src, dst); err != nil {
 		return nil, err
 	}
-	return st.reg, nil
+	return st.m.regions, nil
 }
 
 // page is 4 KiB of memory as far as the trace knows it.
@@ -119,17 +157,14 @@ func (m memory) set(addr uint64, b []byte) {
 
 // state is what the first pass learns.
 type state struct {
-	reg     *Region
-	tables  *schema.Tables
-	header  *tracepb.Header
-	exit    *tracepb.ExitStatus
-	mem     memory
-	sp      map[schema.ThreadID]uint64
-	live    map[schema.ThreadID]bool
-	order   []schema.ThreadID // live threads at the start, by first appearance
-	nextPC  map[schema.ThreadID]uint64
-	running schema.ThreadID // the thread running at From
-	pieces  []piece
+	m      *mapping
+	tables *schema.Tables
+	header *tracepb.Header
+	exit   *tracepb.ExitStatus
+	mem    memory
+	sp     map[schema.ThreadID]uint64
+	live   map[schema.ThreadID]bool
+	order  []schema.ThreadID // threads by first appearance
 }
 
 // piece is one MEMORY event.
@@ -138,25 +173,20 @@ type piece struct {
 	b    []byte
 }
 
-// scan is the first pass: the region's bounds, the memory, heap and threads
-// at its start.
-func scan(src string, from, to uint64) (*state, error) {
+// scan is the first pass: the regions' bounds, the memory, heap and
+// threads at each start.
+func scan(src string, ranges [][2]uint64) (*state, error) {
 	r, err := schema.Open(src)
 	if err != nil {
 		return nil, err
 	}
 	defer r.Close()
 	st := &state{
-		reg: &Region{}, mem: make(memory), sp: make(map[schema.ThreadID]uint64),
-		live: make(map[schema.ThreadID]bool), nextPC: make(map[schema.ThreadID]uint64),
+		m: &mapping{outside: make(map[uint64]uint64)}, mem: make(memory),
+		sp: make(map[schema.ThreadID]uint64), live: make(map[schema.ThreadID]bool),
 	}
 	b := mgbuild.NewBuilder(r.Tables(), mgbuild.Options{Mode: mgbuild.Aware, Scope: mgbuild.ScopeApp})
-	const (
-		before = iota
-		inside
-		after
-	)
-	phase := before
+	var cur *Region // the region being scanned, nil between regions
 	var n uint64
 	var buf [8]byte
 	seen := make(map[schema.ThreadID]bool)
@@ -172,48 +202,56 @@ func scan(src string, from, to uint64) (*state, error) {
 		if ev.Kind == schema.KindRegion || ev.Kind == schema.KindMemory || ev.Kind == schema.KindRegisters {
 			return nil, fmt.Errorf("%s: event %d: the trace is a region trace already", src, ev.Seq)
 		}
-		if phase == before && ev.Kind == schema.KindBlock && ev.Seq >= from {
-			phase = inside
-			st.reg.From, st.running = ev.Seq, ev.Thread
-			st.memoryAt(b)
-		}
-		if phase == inside && (ev.Kind == schema.KindBlock && to != 0 && ev.Seq >= to && ev.Seq > st.reg.From ||
-			ev.Kind == schema.KindExit) {
-			// (A region that runs to the end ends before the EXIT, which
-			// is the last event of a trace.)
-			phase = after
-			st.reg.To = ev.Seq
-		}
-		switch phase {
-		case before:
-			if err := b.Add(ev); err != nil {
-				return nil, fmt.Errorf("%s: event %d: %w", src, ev.Seq, err)
+		k := len(st.m.regions)
+		if cur != nil {
+			to := ranges[k-1][1]
+			if ev.Kind == schema.KindBlock && to != 0 && ev.Seq >= to && ev.Seq > cur.From || ev.Kind == schema.KindExit {
+				// (A region that runs to the end ends before the EXIT,
+				// which is the last event of a trace.)
+				cur.To, cur = ev.Seq, nil
 			}
-			if !seen[ev.Thread] && ev.Thread != 0 {
-				seen[ev.Thread] = true
-				st.live[ev.Thread] = true
-				st.order = append(st.order, ev.Thread)
-			}
-			st.learn(ev, buf[:])
-		case inside:
-			if ev.Kind == schema.KindBlock && st.live[ev.Thread] {
-				if _, ok := st.nextPC[ev.Thread]; !ok {
-					st.nextPC[ev.Thread] = ev.PC
+		}
+		if cur == nil && k < len(ranges) && ev.Kind == schema.KindBlock && ev.Seq >= ranges[k][0] &&
+			(k == 0 || ev.Seq > st.m.regions[k-1].To) {
+			cur = &Region{From: ev.Seq, running: ev.Thread, m: st.m, nextPC: make(map[schema.ThreadID]uint64)}
+			for _, t := range st.order {
+				if st.live[t] {
+					cur.order = append(cur.order, t)
 				}
 			}
+			cur.pieces = st.memoryAt(b)
+			st.m.regions = append(st.m.regions, cur)
 		}
+		if cur != nil && ev.Kind == schema.KindBlock {
+			if _, ok := cur.nextPC[ev.Thread]; !ok {
+				cur.nextPC[ev.Thread] = ev.PC
+			}
+		}
+		if err := b.Add(ev); err != nil {
+			return nil, fmt.Errorf("%s: event %d: %w", src, ev.Seq, err)
+		}
+		if !seen[ev.Thread] && ev.Thread != 0 {
+			seen[ev.Thread] = true
+			st.live[ev.Thread] = true
+			st.order = append(st.order, ev.Thread)
+		}
+		st.learn(ev, buf[:])
 	}
-	if phase == before {
-		return nil, fmt.Errorf("%s: no block at or after event %d: the region would be empty", src, from)
+	if len(st.m.regions) < len(ranges) {
+		return nil, fmt.Errorf("%s: no block at or after event %d (after the region before): region %d would be empty",
+			src, ranges[len(st.m.regions)][0], len(st.m.regions)+1)
 	}
-	if phase == inside {
-		st.reg.To = n
+	if cur != nil {
+		cur.To = n
 	}
-	st.reg.Whole = n
+	for _, g := range st.m.regions {
+		g.Whole = n
+	}
 	st.tables, st.header = r.Tables(), r.Header()
 	if f := r.Footer(); f != nil {
 		st.exit = f.Exit
 	}
+	st.mem = nil
 	return st, nil
 }
 
@@ -246,7 +284,8 @@ func (st *state) learn(ev *schema.Event, buf []byte) {
 
 // memoryAt chooses the bytes the MEMORY events give, with the builder
 // brought up to the region's start.
-func (st *state) memoryAt(b *mgbuild.Builder) {
+func (st *state) memoryAt(b *mgbuild.Builder) []piece {
+	var pieces []piece
 	g := b.Graph()
 	blocks := alloc.NewIndex()
 	for _, n := range g.Snapshot(g.Last()).Nodes {
@@ -271,7 +310,7 @@ func (st *state) memoryAt(b *mgbuild.Builder) {
 	var cur piece
 	flush := func() {
 		if len(cur.b) > 0 {
-			st.pieces = append(st.pieces, cur)
+			pieces = append(pieces, cur)
 		}
 		cur = piece{}
 	}
@@ -299,7 +338,7 @@ func (st *state) memoryAt(b *mgbuild.Builder) {
 		}
 	}
 	flush()
-	st.mem = nil
+	return pieces
 }
 
 // AllTables gathers a trace's tables in one message, in id order, to write
@@ -399,10 +438,11 @@ func (st *state) write(src, dst string) (err error) {
 	if err := w.AddTables(AllTables(st.tables)); err != nil {
 		return err
 	}
-	reg := st.reg
-	reg.outside = make(map[uint64]uint64)
+	regs := st.m.regions
 	calls := &allocCalls{tables: st.tables, kind: make(map[uint64]bool), open: make(map[schema.ThreadID][]uint64)}
 	running := schema.ThreadID(0)
+	k := 0 // the next region to start or end
+	open := false
 	for {
 		ev, err := r.Next()
 		if err == io.EOF {
@@ -412,22 +452,24 @@ func (st *state) write(src, dst string) (err error) {
 			return err
 		}
 		isAlloc := (ev.Kind == schema.KindCall || ev.Kind == schema.KindReturn) && calls.keep(ev)
-		if ev.Seq == reg.From {
-			if err := st.start(w); err != nil {
+		if open && ev.Seq == regs[k].To {
+			if err := end(w, regs[k], k, running); err != nil {
 				return err
 			}
+			open = false
+			k++
 		}
-		if ev.Seq == reg.To {
-			if err := st.end(w, running); err != nil {
+		if !open && k < len(regs) && ev.Seq == regs[k].From {
+			if err := start(w, regs[k], k); err != nil {
 				return err
 			}
+			open = true
 		}
-		inside := reg.Inside(ev.Seq)
-		if !inside && !isAlloc && !keptOutside(ev.Kind) {
+		if !open && !isAlloc && !keptOutside(ev.Kind) {
 			continue
 		}
-		if !inside {
-			reg.outside[ev.Seq] = w.Events()
+		if !open {
+			st.m.outside[ev.Seq] = w.Events()
 		}
 		if err := w.Write(ev); err != nil {
 			return fmt.Errorf("write region trace: event %d: %w", ev.Seq, err)
@@ -437,33 +479,36 @@ func (st *state) write(src, dst string) (err error) {
 			running = ev.TID
 		}
 	}
-	if reg.To == reg.Whole {
-		if err := st.end(w, running); err != nil {
+	if open {
+		if err := end(w, regs[k], k, running); err != nil {
 			return err
 		}
 	}
-	reg.Events = w.Events()
+	for _, g := range regs {
+		g.Events = w.Events()
+		g.order, g.nextPC, g.pieces = nil, nil, nil
+	}
 	if err := w.Close(st.exit); err != nil {
 		return fmt.Errorf("write region trace: %w", err)
 	}
 	return nil
 }
 
-// start writes the REGION start, REGISTERS and MEMORY events.
-func (st *state) start(w *schema.Writer) error {
-	reg, t := st.reg, st.running
+// start writes region k's REGION start, REGISTERS and MEMORY events.
+func start(w *schema.Writer, reg *Region, k int) error {
+	t := reg.running
 	reg.Start = w.Events()
-	evs := []schema.Event{{Kind: schema.KindRegion, Thread: t, Num: 1, Count: 1}}
-	for _, tid := range st.order {
-		pc, ok := st.nextPC[tid]
-		if !st.live[tid] || !ok {
+	evs := []schema.Event{{Kind: schema.KindRegion, Thread: t, Num: 1, Count: uint32(k + 1)}}
+	for _, tid := range reg.order {
+		pc, ok := reg.nextPC[tid]
+		if !ok {
 			continue
 		}
 		evs = append(evs, schema.Event{Kind: schema.KindRegisters, Thread: t, Count: uint32(tid),
 			Num: uint64(tracepb.Register_RIP), Size: 8, Value: pc})
 		reg.Registers++
 	}
-	for _, p := range st.pieces {
+	for _, p := range reg.pieces {
 		ev := schema.Event{Kind: schema.KindMemory, Thread: t, Addr: p.addr, Size: uint32(len(p.b))}
 		var word [8]byte
 		copy(word[:], p.b)
@@ -477,18 +522,18 @@ func (st *state) start(w *schema.Writer) error {
 	}
 	for i := range evs {
 		if err := w.Write(&evs[i]); err != nil {
-			return fmt.Errorf("write region trace: region start: %w", err)
+			return fmt.Errorf("write region trace: region %d's start: %w", k+1, err)
 		}
 	}
 	reg.First = w.Events()
 	return nil
 }
 
-// end writes the REGION end.
-func (st *state) end(w *schema.Writer, running schema.ThreadID) error {
-	st.reg.End = w.Events()
-	if err := w.Write(&schema.Event{Kind: schema.KindRegion, Thread: running, Num: 2, Count: 1}); err != nil {
-		return fmt.Errorf("write region trace: region end: %w", err)
+// end writes region k's REGION end.
+func end(w *schema.Writer, reg *Region, k int, running schema.ThreadID) error {
+	reg.End = w.Events()
+	if err := w.Write(&schema.Event{Kind: schema.KindRegion, Thread: running, Num: 2, Count: uint32(k + 1)}); err != nil {
+		return fmt.Errorf("write region trace: region %d's end: %w", k+1, err)
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package regioncut
 
 import (
+	"fmt"
 	"io"
 	"path/filepath"
 	"testing"
@@ -138,5 +139,65 @@ func TestCutErrors(t *testing.T) {
 	}
 	if _, err := Cut(reg, filepath.Join(dir, "d.trace"), 0, 0); err == nil {
 		t.Error("cutting a region trace: no error")
+	}
+}
+
+// TestCutRanges cuts two regions out of a committed trace: both are
+// numbered, their events are the whole trace's, and the second's MEMORY
+// events hold what the run wrote between them too.
+func TestCutRanges(t *testing.T) {
+	whole := filepath.Join(testprog.Root(t), "testdata", "traces", "list.trace")
+	wevs := events(t, whole)
+	n := uint64(len(wevs))
+	out := filepath.Join(t.TempDir(), "two.trace")
+	regs, err := CutRanges(whole, out, [][2]uint64{{n / 4, n / 3}, {n / 2, n * 2 / 3}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(regs) != 2 || regs[0].To > regs[1].From {
+		t.Fatalf("regions %+v", regs)
+	}
+	revs := events(t, out)
+	var starts, ends []uint32
+	for i, ev := range revs {
+		if ev.Kind != schema.KindRegion {
+			continue
+		}
+		if ev.Num == 1 {
+			starts = append(starts, ev.Count)
+			if uint64(i) != regs[ev.Count-1].Start {
+				t.Errorf("region %d starts at %d, Region says %d", ev.Count, i, regs[ev.Count-1].Start)
+			}
+		} else {
+			ends = append(ends, ev.Count)
+		}
+	}
+	if fmt.Sprint(starts, ends) != "[1 2] [1 2]" {
+		t.Errorf("REGION starts %v, ends %v", starts, ends)
+	}
+	for k, reg := range regs {
+		for _, s := range []uint64{reg.From, (reg.From + reg.To) / 2, reg.To - 1} {
+			rs, ok := regs[1-k].Seq(s) // any region's Seq maps them all
+			if !ok || revs[rs].Kind != wevs[s].Kind || revs[rs].PC != wevs[s].PC {
+				t.Errorf("region %d: whole event %d is region event %d (%v)", k+1, s, rs, ok)
+			}
+		}
+		if reg.Memory == 0 || reg.Registers == 0 {
+			t.Errorf("region %d: %d MEMORY, %d REGISTERS", k+1, reg.Memory, reg.Registers)
+		}
+	}
+	r, err := schema.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	sum, err := schema.Summarize(r, nil)
+	if err != nil || sum.Regions != 2 || sum.RegionEvents != (regs[0].To-regs[0].From)+(regs[1].To-regs[1].From) {
+		t.Errorf("summary: %v, %d regions, %d events in them", err, sum.Regions, sum.RegionEvents)
+	}
+	for _, bad := range [][][2]uint64{{{10, 5}}, {{10, 0}, {20, 30}}, {{10, 40}, {30, 50}}, {}} {
+		if _, err := CutRanges(whole, filepath.Join(t.TempDir(), "bad.trace"), bad); err == nil {
+			t.Errorf("ranges %v: no error", bad)
+		}
 	}
 }
