@@ -285,8 +285,9 @@ func (d *dumper) appendJSON(b []byte, ev *schema.Event, t *schema.Tables) []byte
 		if ev.Kind == schema.KindMemory {
 			b = jsonHex(b, "addr", ev.Addr)
 		} else {
-			b = jsonUint(b, "num", ev.Num)
 			b = jsonUint(b, "count", uint64(ev.Count))
+			b = append(b, `,"reg":`...)
+			b = appendJSONString(b, regName(ev.Num))
 		}
 		b = jsonUint(b, "size", uint64(ev.Size))
 		b = jsonHex(b, "value", ev.Value)
@@ -297,6 +298,14 @@ func (d *dumper) appendJSON(b []byte, ev *schema.Event, t *schema.Tables) []byte
 		}
 	}
 	return append(b, "}\n"...)
+}
+
+// regName names the register numbered n (a REGISTERS event's first).
+func regName(n uint64) string {
+	if n > 255 {
+		return fmt.Sprintf("reg%d", n)
+	}
+	return schema.Reg(n).String()
 }
 
 func jsonUint(b []byte, key string, v uint64) []byte {
@@ -446,16 +455,19 @@ func (d *dumper) appendText(b []byte, ev *schema.Event, t *schema.Tables) []byte
 		}
 		b = fmt.Appendf(b, " count=%d addr=%#x", ev.Count, ev.Addr)
 	case schema.KindRegion:
-		what := "start"
-		if ev.Num != 1 {
-			what = "end"
+		b = fmt.Appendf(b, " num=%d", ev.Num)
+		switch ev.Num {
+		case 1:
+			b = append(b, " (start)"...)
+		case 2:
+			b = append(b, " (end)"...)
 		}
-		b = fmt.Appendf(b, " num=%d (%s) count=%d", ev.Num, what, ev.Count)
+		b = fmt.Appendf(b, " count=%d", ev.Count)
 	case schema.KindMemory, schema.KindRegisters:
 		if ev.Kind == schema.KindMemory {
 			b = fmt.Appendf(b, " addr=%#x", ev.Addr)
 		} else {
-			b = fmt.Appendf(b, " num=%d (%s) count=%d", ev.Num, schema.Reg(ev.Num), ev.Count)
+			b = fmt.Appendf(b, " count=%d reg=%s", ev.Count, regName(ev.Num))
 		}
 		b = fmt.Appendf(b, " size=%d value=%#x", ev.Size, ev.Value)
 		if ev.Size > 8 {

@@ -75,7 +75,7 @@ func wantJSON(ev *schema.Event, locs map[uint64]string) map[string]any {
 		if ev.Kind == schema.KindMemory {
 			m["addr"] = h(ev.Addr)
 		} else {
-			m["num"], m["count"] = float64(ev.Num), float64(ev.Count)
+			m["count"], m["reg"] = float64(ev.Count), regName(ev.Num)
 		}
 		m["size"], m["value"] = float64(ev.Size), h(ev.Value)
 		if ev.Size > 8 {

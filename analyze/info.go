@@ -135,6 +135,10 @@ func writeInfoText(w io.Writer, s *schema.Summary) error {
 			fmt.Fprintf(&b, "  %-16s%12d  %5.1f%%\n", k, c, 100*float64(c)/float64(s.Events))
 		}
 	}
+	if s.Regions > 0 {
+		field("regions", "%d, holding %d of the run's %d events in the trace (%.1f%%); outside them only system calls, thread events, signals, client requests and allocator calls are recorded",
+			s.Regions, s.RegionEvents, s.RunEvents, percent(s.RegionEvents, s.RunEvents))
+	}
 	writeThreadsText(&b, s.Threads)
 	blocks := fmt.Sprintf("%d", s.Blocks)
 	var parts []string
@@ -396,6 +400,7 @@ type (
 		CPoints            map[string]uint64 `json:"cpoints"`
 		Markers            map[string]uint64 `json:"markers"`
 		OtherRequests      uint64            `json:"other_client_requests"`
+		Regions            *regionsJSON      `json:"regions,omitempty"`
 	}
 	keyValueJSON struct {
 		Key   string `json:"key"`
@@ -439,6 +444,14 @@ type (
 		File      string  `json:"file"`
 		Line      uint32  `json:"line"`
 	}
+	// regionsJSON describes a region trace's regions (absent for a whole
+	// trace).
+	regionsJSON struct {
+		Count     int     `json:"count"`
+		Events    uint64  `json:"events"`     // the run's events inside the regions
+		RunEvents uint64  `json:"run_events"` // the run's events in the trace
+		Fraction  float64 `json:"fraction"`   // events / run_events
+	}
 	tablesJSON struct {
 		Modules      int `json:"modules"`
 		Files        int `json:"files"`
@@ -447,6 +460,14 @@ type (
 		StructTypes  int `json:"struct_types"`
 	}
 )
+
+// percent returns 100*n/of, 0 when of is 0.
+func percent(n, of uint64) float64 {
+	if of == 0 {
+		return 0
+	}
+	return 100 * float64(n) / float64(of)
+}
 
 // infoSchemaVersion is the version of the info JSON schema.
 const infoSchemaVersion = 1
@@ -476,6 +497,10 @@ func writeInfoJSON(w io.Writer, s *schema.Summary) error {
 	}
 	if j.Args == nil {
 		j.Args = []string{}
+	}
+	if s.Regions > 0 {
+		j.Regions = &regionsJSON{Count: s.Regions, Events: s.RegionEvents, RunEvents: s.RunEvents,
+			Fraction: percent(s.RegionEvents, s.RunEvents) / 100}
 	}
 	if !s.End.Whole {
 		at := s.End.TruncatedAt

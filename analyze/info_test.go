@@ -2,11 +2,14 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/mgtrace/mgtrace/internal/regioncut"
 	"github.com/mgtrace/mgtrace/schema"
 	"github.com/mgtrace/mgtrace/schema/tracepb"
 )
@@ -146,5 +149,72 @@ func TestInfoJSON(t *testing.T) {
 	wantExit := exitJSON{Known: true, Source: "footer", Ended: true, Signal: 11, SignalName: "SIGSEGV", CoreDumped: true}
 	if !reflect.DeepEqual(j.Signal, wantSig) || j.Exit != wantExit {
 		t.Errorf("crash: signal %+v, exit %+v; want %+v, %+v", j.Signal, j.Exit, wantSig, wantExit)
+	}
+}
+
+// TestInfoRegions checks what info says of a region trace: how many
+// regions, and how many of the run's events they hold.
+func TestInfoRegions(t *testing.T) {
+	whole, err := filepath.Abs(filepath.Join("..", "testdata", "traces", "list.trace"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	inTempDir(t)
+	reg, err := regioncut.Cut(whole, "region.trace", 30000, 50000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := reg.To - reg.From
+	run := reg.Events - 2 - uint64(reg.Memory) - uint64(reg.Registers)
+	out, errOut, status := runAnalyze(t, "info", "region.trace")
+	want := fmt.Sprintf("regions:     1, holding %d of the run's %d events in the trace (%.1f%%)", in, run, 100*float64(in)/float64(run))
+	if status != 0 || errOut != "" || !strings.Contains(out, want) {
+		t.Errorf("status %d, stderr %q; want %q in:\n%s", status, errOut, want, out)
+	}
+	out, errOut, status = runAnalyze(t, "info", "--format", "json", "region.trace")
+	var j struct {
+		Regions *struct {
+			Count     int     `json:"count"`
+			Events    uint64  `json:"events"`
+			RunEvents uint64  `json:"run_events"`
+			Fraction  float64 `json:"fraction"`
+		} `json:"regions"`
+		Kinds map[string]uint64 `json:"kinds"`
+	}
+	if err := json.Unmarshal([]byte(out), &j); err != nil || status != 0 || errOut != "" {
+		t.Fatalf("status %d, stderr %q, %v:\n%s", status, errOut, err, out)
+	}
+	if r := j.Regions; r == nil || r.Count != 1 || r.Events != in || r.RunEvents != run || r.Fraction <= 0 || r.Fraction >= 1 ||
+		j.Kinds["memory"] != uint64(reg.Memory) || j.Kinds["region"] != 2 {
+		t.Errorf("regions %+v, kinds %v; want 1 region, %d of %d events, %d MEMORY", r, j.Kinds, in, run, reg.Memory)
+	}
+	// A whole trace has no "regions".
+	out, _, _ = runAnalyze(t, "info", "--format", "json", whole)
+	if strings.Contains(out, `"regions"`) {
+		t.Error("the JSON of a whole trace has regions")
+	}
+}
+
+// TestDumpRegions checks the fields dump prints for the events of a region
+// trace's start and end.
+func TestDumpRegions(t *testing.T) {
+	whole, err := filepath.Abs(filepath.Join("..", "testdata", "traces", "list.trace"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	inTempDir(t)
+	reg, err := regioncut.Cut(whole, "region.trace", 30000, 50000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, status := runAnalyze(t, "dump", "--kind", "region,registers", "region.trace")
+	want := fmt.Sprintf(`{"seq":%d,"kind":"region","thread":1,"num":1,"count":1}`, reg.Start)
+	if status != 0 || errOut != "" || !strings.Contains(out, want) || !strings.Contains(out, `"kind":"registers","thread":1,"count":1,"reg":"rip","size":8,"value":"0x`) ||
+		!strings.Contains(out, fmt.Sprintf(`{"seq":%d,"kind":"region","thread":1,"num":2,"count":1}`, reg.End)) {
+		t.Errorf("status %d, stderr %q; want %s and the registers and end in:\n%s", status, errOut, want, out)
+	}
+	out, errOut, status = runAnalyze(t, "dump", "--format", "text", "--kind", "memory", "--limit", "1", "region.trace")
+	if status != 0 || errOut != "" || !strings.Contains(out, " memory ") || !strings.Contains(out, " addr=0x") || !strings.Contains(out, " size=") {
+		t.Errorf("status %d, stderr %q:\n%s", status, errOut, out)
 	}
 }

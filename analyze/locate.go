@@ -129,6 +129,10 @@ func loadSession(e *env, args []string) (string, *locate.Session, *locate.Run, *
 	if run.Truncated() {
 		warnTruncated(e.stderr, tracePath, r.End(), "the check covers the events before the cut, and the cut is the last C-point")
 	}
+	if n := len(run.Graph.Regions); n > 0 {
+		fmt.Fprintf(e.stderr, "analyze: note: %s is a region trace (%d region%s): C-points are checked inside the regions only (%d outside skipped; a function's ENTRY and EXIT are found for calls made inside a region)\n",
+			oneLine(tracePath), n, map[bool]string{true: "s"}[n > 1], run.Skipped)
+	}
 	if err := spec.Check(s, run.Layout); err != nil {
 		return "", nil, nil, nil, specErrors(err)
 	}

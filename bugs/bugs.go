@@ -110,6 +110,8 @@ func Analyze(tr *schema.Reader, opt Options) (*Report, error) {
 	rep := &Report{Trace: tr.Name(), Rules: rs.names, Findings: []Finding{}}
 	e := newEngine(tr.Tables(), rs, opt, rep)
 	e.compileRules(map[string]string{"transaction": opt.Transaction})
+	e.outside = walk.HasRegions(tr.Footer())
+	e.regions = e.outside
 	st, err := walk.WalkWith(tr, e.dec, e, walk.Options{Progress: opt.Progress})
 	if err != nil {
 		return nil, err
@@ -118,6 +120,7 @@ func Analyze(tr *schema.Reader, opt Options) (*Report, error) {
 	rep.Truncated, rep.Reason = st.Truncated, st.Reason
 	rep.Stats.Events, rep.Stats.Instances = st.Events, st.Instances
 	rep.Stats.Unplaced, rep.Stats.Undecoded = st.Unplaced, st.Undecoded
+	rep.Stats.Regions = st.Regions
 	rep.Stats.Nodes = len(e.nodes.n) - 1
 	sort.SliceStable(rep.Findings, func(i, j int) bool { return rep.Findings[i].Seq < rep.Findings[j].Seq })
 	return rep, nil

@@ -45,6 +45,7 @@ type block struct {
 	freeSeq    uint64
 	freeStack  []uint64
 	freeVal    Value // the pointer that freed it
+	outside    bool  // allocated outside a region trace's regions
 }
 
 // frame is a call in progress.
@@ -120,6 +121,15 @@ type engine struct {
 	// heapLo and heapHi bound every block ever allocated.
 	heapLo, heapHi uint64
 	libPages       map[uint64]bool
+	// A region trace (record --from/--to): regions says the trace has
+	// regions, outside that its flow is not being recorded now (before
+	// the first region and after each end), lastN is the latest
+	// instance, that the allocator calls outside the regions are counted
+	// after.
+	regions, outside bool
+	ranOutside       bool // a call or system call ran since the last region ended
+	lastN            uint64
+	endOnly          bool // the end-of-run rules see the blocks allocated inside the regions only
 }
 
 type findKey struct {
@@ -192,6 +202,7 @@ func (e *engine) entry(pc uint64) (fnInfo, bool) {
 func (e *engine) Instance(in *walk.Instance) error {
 	th := e.thread(in.Thread)
 	e.cur, e.curT = in, th
+	e.lastN = in.N
 	st := in.Static
 	info := &st.Info
 	if th.lastJump && th.allocDepth == 0 && len(th.frames) > 0 {
@@ -291,7 +302,72 @@ func (e *engine) Instance(in *walk.Instance) error {
 // Event handles the walk's other events.
 func (e *engine) Event(ev *schema.Event) error {
 	e.threadEvent(ev)
+	switch ev.Kind {
+	case schema.KindRegion:
+		e.region(ev)
+	case schema.KindMemory:
+		e.memoryAt(ev)
+	case schema.KindCall, schema.KindReturn, schema.KindSyscall:
+		if e.outside {
+			e.outsideCall(ev)
+		}
+	}
 	return nil
+}
+
+// region handles a region trace's REGION event. At a start, every
+// thread's registers count as defined values of unknown origin: the
+// program set them before the region.
+func (e *engine) region(ev *schema.Event) {
+	e.regions = true
+	switch ev.Num {
+	case 1:
+		e.outside, e.ranOutside = false, false
+		for _, th := range e.threads {
+			th.regs = [maxRegs][4]shadow{}
+			th.und = [maxRegs]uint32{}
+			th.lastJump, th.tailFree = false, false
+		}
+	case 2:
+		e.outside = true
+	}
+}
+
+// memoryAt takes in a MEMORY event of a region's start: its bytes are
+// defined, with their values, and of unknown origin.
+func (e *engine) memoryAt(ev *schema.Event) {
+	n := uint64(ev.Size)
+	if n == 0 || n > 8 && uint64(len(ev.Data)) < n {
+		return
+	}
+	e.regions = true
+	e.mem.storeValue(ev.Addr, ev.Size, ev.Value, ev.Data)
+	for a := ev.Addr; a < ev.Addr+n; {
+		k := uint32(min(32, ev.Addr+n-a))
+		e.mem.define(a, k, 0)
+		a += uint64(k)
+	}
+	for a := ev.Addr &^ 7; a < ev.Addr+n; a += 8 {
+		e.mem.store(a, shadow{})
+	}
+}
+
+// outsideCall handles a CALL, RETURN or SYSCALL event outside a region
+// trace's regions (the allocator's calls, system calls): the blocks and
+// the memory the kernel wrote are followed, and no rule runs (fire is
+// quiet there), since the flow around them is not in the trace.
+func (e *engine) outsideCall(ev *schema.Event) {
+	e.ranOutside = true
+	th := e.thread(ev.Thread)
+	in := &walk.Instance{N: e.lastN, Thread: ev.Thread, Static: &walk.Static{PC: ev.PC}, Seq: ev.Seq, Event: ev}
+	switch ev.Kind {
+	case schema.KindCall:
+		e.call(th, in, ev)
+	case schema.KindReturn:
+		e.ret(th, in, ev)
+	case schema.KindSyscall:
+		e.syscall(th, in, ev)
+	}
 }
 
 // end runs the end-of-run detection points (ret main) once.
@@ -569,7 +645,7 @@ func (e *engine) allocated(th *thread, in *walk.Instance, f *frame, result uint6
 	id := uint32(len(e.blocks))
 	node := e.nodes.add(onode{kind: nAlloc, pc: f.pc, seq: in.Seq, addr: uint64(id)})
 	e.blocks = append(e.blocks, block{base: result, size: size, fam: f.fam, allocN: in.N, allocSeq: in.Seq,
-		allocStack: th.stackOf(f.pc)[1:], node: node, noSize: f.tail})
+		allocStack: th.stackOf(f.pc)[1:], node: node, noSize: f.tail, outside: e.outside})
 	e.blocks[id].allocStack = append([]uint64{f.pc}, e.blocks[id].allocStack...)
 	e.report.Stats.Allocations++
 	hi := result + max(size, 1)

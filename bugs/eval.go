@@ -214,6 +214,9 @@ func (r rv) truth() bool {
 
 // fire runs the rules of a detection point on v.
 func (e *engine) fire(kind int, fn string, v Value, in *walk.Instance, th *thread) {
+	if e.outside {
+		return // a region trace between its regions: the flow is not known
+	}
 	for _, c := range e.rules.byPoint[kind] {
 		if c.fn != "" && c.fn != fn {
 			continue
@@ -252,7 +255,7 @@ func (e *engine) run(c *crule, v Value, in *walk.Instance, th *thread) {
 func (e *engine) forSet(set string, fn func(Value) bool) {
 	for id := 1; id < len(e.blocks); id++ {
 		b := &e.blocks[id]
-		if (set == "H") == b.freed {
+		if (set == "H") == b.freed || e.endOnly && b.outside {
 			continue
 		}
 		if !fn(Value{V: b.base, block: uint32(id), isBlock: true, sh: shadow{prov: uint32(id), node: b.node}}) {

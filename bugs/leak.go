@@ -142,6 +142,18 @@ func (e *engine) atEnd() {
 	if len(e.rules.end) == 0 {
 		return
 	}
+	if e.regions {
+		if e.outside && e.ranOutside {
+			// The run ended outside a region (it ran on after the last
+			// one ended): what its memory held then is not known, so
+			// nothing is said about its leaks.
+			e.report.Stats.EndSkipped = true
+			return
+		}
+		// Blocks allocated outside the regions were stored where the
+		// trace does not see.
+		e.endOnly = true
+	}
 	if e.scan == nil {
 		e.scan = e.scanLeaks()
 	}

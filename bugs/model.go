@@ -54,6 +54,11 @@ type Stats struct {
 	Unplaced    int    `json:"unplaced_events,omitempty"`
 	Undecoded   int    `json:"undecoded_instructions,omitempty"`
 	Nodes       int    `json:"origin_nodes"` // value-propagation nodes alive at the end
+	// Regions counts a region trace's regions (record --from/--to); the
+	// rules run inside them only. EndSkipped says that the run ended
+	// outside a region, so that the end-of-run rules (leaks) did not run.
+	Regions    int  `json:"regions,omitempty"`
+	EndSkipped bool `json:"end_rules_skipped,omitempty"`
 }
 
 // Finding is one bug: a rule whose condition held at a detection point.

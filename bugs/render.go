@@ -20,6 +20,13 @@ func WriteText(w io.Writer, rep *Report) error {
 	if rep.Truncated {
 		fmt.Fprintf(bw, "the trace was cut short (%s): the analysis covers the run up to the cut\n", rep.Reason)
 	}
+	if rep.Stats.Regions > 0 {
+		fmt.Fprintf(bw, "a region trace (%s): the rules run inside the regions only", plural(rep.Stats.Regions, "region"))
+		if rep.Stats.EndSkipped {
+			fmt.Fprintf(bw, "; the run ended outside a region, so no leak is reported")
+		}
+		fmt.Fprintf(bw, "\n")
+	}
 	for i := range rep.Findings {
 		f := &rep.Findings[i]
 		fmt.Fprintf(bw, "\n%s at %s", f.Rule, siteText(f.Where))

@@ -64,6 +64,9 @@ type Run struct {
 	Points []Point
 	// Exit describes how the run ended ("exit 0", "signal 11", "truncated").
 	Exit string
+	// Skipped counts the C-points of a region trace left out because they
+	// lie outside its regions, where the trace does not know the graph.
+	Skipped int
 
 	opPC      map[mgbuild.TS]uint64       // frees: the statement that called free
 	opThreads []threadRun                 // the thread of every change, as runs
@@ -187,8 +190,39 @@ func Load(r *schema.Reader, s *spec.Spec, progress func(seq uint64)) (*Run, erro
 		end.Label = "end of the trace (cut short)"
 	}
 	run.Points = append(p.points, end)
+	if g.Regions != nil {
+		run.Points, run.Skipped = inRegions(run.Points, g)
+	}
 	run.pool = p.pool
 	return run, nil
+}
+
+// inRegions keeps the points that lie inside a region trace's regions
+// (after a REGION start and before its end): before the first region the
+// graph holds the allocator's blocks but not their contents, and between
+// regions its fields are stale. A function's ENTRY and EXIT points are
+// found only for calls made inside a region. The end of the run counts as
+// inside when nothing changed the graph after the last region ended.
+func inRegions(points []Point, g *mgbuild.Graph) ([]Point, int) {
+	var kept []Point
+	regions := g.Regions
+	for _, pt := range points {
+		in := false
+		if pt.Kind == PointEnd || pt.Kind == PointCrash {
+			n := len(regions)
+			in = n > 0 && (regions[n-1].End == 0 || g.AtSeq(regions[n-1].End) == g.Last())
+		}
+		for _, rg := range regions {
+			if pt.Seq > rg.Start && (rg.End == 0 || pt.Seq < rg.End) {
+				in = true
+				break
+			}
+		}
+		if in {
+			kept = append(kept, pt)
+		}
+	}
+	return kept, len(points) - len(kept)
 }
 
 // Layout returns the debug-info layout of struct name, flattened into

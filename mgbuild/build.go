@@ -270,8 +270,64 @@ func (b *Builder) Add(ev *schema.Event) error {
 		b.heap.syscall(ev.Num, ev.Value, (*[6]uint64)(ev.Args[:6]), b.inLoader(ev.PC))
 	case schema.KindClientRequest:
 		b.point(ev)
+	case schema.KindRegion:
+		b.region(ev)
+	case schema.KindMemory:
+		b.memory(ev)
 	}
 	return b.err
+}
+
+// region notes a region trace's REGION start or end. A thread's next
+// block after it starts anywhere: no tail call into the allocator is
+// guessed from it.
+func (b *Builder) region(ev *schema.Event) {
+	g := b.g
+	switch ev.Num {
+	case 1:
+		g.Regions = append(g.Regions, Region{Start: ev.Seq, TS: g.Last()})
+	case 2:
+		if n := len(g.Regions); n > 0 && g.Regions[n-1].End == 0 {
+			g.Regions[n-1].End = ev.Seq
+		} else if n == 0 {
+			// An end with no start: the trace's flow began unrecorded.
+			g.Regions = append(g.Regions, Region{End: ev.Seq, TS: g.Last()})
+		}
+	}
+	b.lastCall = 0
+}
+
+// memory takes in a MEMORY event of a region trace's start: the contents
+// of memory then, as if stored before the region by no statement (pc 0).
+// Each aligned 8-byte word (or the part of one the event covers) that
+// lies in the heap becomes an edge: a pointer edge when the whole word
+// holds a heap address, a data edge otherwise, as a store's words do.
+// Memory outside the heap gives no edge, as stores there give none.
+func (b *Builder) memory(ev *schema.Event) {
+	n := uint64(ev.Size)
+	var buf [8]byte
+	data := ev.Data
+	if n <= 8 {
+		binary.LittleEndian.PutUint64(buf[:], ev.Value)
+		data = buf[:n]
+	}
+	if uint64(len(data)) < n {
+		return // a malformed event: nothing to take in
+	}
+	if b.g.Regions == nil {
+		b.g.Regions = []Region{} // a MEMORY event makes it a region trace
+	}
+	for off := uint64(0); off < n; {
+		a := ev.Addr + off
+		w := min(8-a%8, n-off)
+		if b.heap.contains(a) {
+			var word [8]byte
+			copy(word[:], data[off:off+w])
+			b.g.Stats.Memory++
+			b.edge(a, binary.LittleEndian.Uint64(word[:]), uint8(w))
+		}
+		off += w
+	}
 }
 
 func (b *Builder) switchTo(id schema.ThreadID) {
@@ -716,3 +772,8 @@ func (b *Builder) point(ev *schema.Event) {
 		Name: ev.Name, Ptr: ev.Args[1], Mark: mark,
 	})
 }
+
+// InHeap says whether a is a heap address at the current point of the
+// build, as the program's system calls so far tell (the brk area and the
+// anonymous mappings that are not stacks or the loader's own).
+func (b *Builder) InHeap(a uint64) bool { return b.heap.contains(a) }

@@ -11,6 +11,9 @@ import (
 // stmt names the statement at pc ("" for pc 0).
 func (g *Graph) stmt(pc uint64) string {
 	if pc == 0 {
+		if g.Regions != nil {
+			return BeforeRegion
+		}
 		return ""
 	}
 	return g.Locate(pc).String()
@@ -54,6 +57,10 @@ func WriteText(w io.Writer, s *Snapshot, opt ReportOptions) error {
 	}
 	p("history:     %d changes from %d events: %d nodes, %d edges, %d merge edges; %d allocator calls seen\n",
 		g.Last(), g.Stats.Events, len(g.Nodes), len(g.Edges), len(g.Merges), g.Stats.Allocations)
+	if g.Regions != nil {
+		p("regions:     %d (a region trace: the contents of memory at a region's start are edges made %s)\n",
+			len(g.Regions), BeforeRegion)
+	}
 	p("moment:      timestamp %d of %d", s.TS, g.Last())
 	if s.TS > 0 {
 		p(" (event %d)", sum.Seq)
@@ -329,6 +336,9 @@ func WriteDOT(w io.Writer, s *Snapshot, opt ReportOptions) error {
 
 // shortStmt names a statement compactly: base file name and line.
 func shortStmt(g *Graph, pc uint64) string {
+	if pc == 0 && g.Regions != nil {
+		return BeforeRegion
+	}
 	loc := g.Locate(pc)
 	if loc.File != "" && loc.Line != 0 {
 		f := loc.File

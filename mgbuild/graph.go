@@ -179,7 +179,21 @@ type Stats struct {
 	LastSeq          uint64 // the last event's sequence number
 	OverflowsDropped uint64 // overflow findings beyond the first 100 000
 	AllocatorFns     int    // functions recognised as the allocator's entry points
+	Memory           uint64 // words of MEMORY events (region traces) that became edges
 }
+
+// Region is one recorded region of a region trace (record --from/--to):
+// the sequence numbers of its REGION start and end events (End is 0 while
+// it is open), and the timestamp before its first change.
+type Region struct {
+	Start, End uint64
+	TS         TS
+}
+
+// BeforeRegion names the statement of the changes a region trace's MEMORY
+// events make: the memory's contents when the region started, made by
+// statements the trace does not hold.
+const BeforeRegion = "(before the region)"
 
 // Graph is an MG++: the final memory graph with its whole history. It is
 // built once (Build) and then only read; Snapshot rolls it back to any
@@ -196,6 +210,10 @@ type Graph struct {
 	Points    []Point
 	Stats     Stats
 	Truncated bool // the trace was cut short
+	// Regions are a region trace's regions, in order; nil for a whole
+	// trace. Before the first, the graph holds the allocator's blocks
+	// only; its MEMORY events give the fields' contents at its start.
+	Regions   []Region
 	records   []record
 	opKind    []OpKind // opKind[t-1], opRef[t-1] and opSeq[t-1] are change t
 	opRef     []uint32

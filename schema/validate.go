@@ -58,6 +58,13 @@ type Summary struct {
 	Markers []NameCount
 	// OtherRequests counts CLIENT_REQUEST events with any other code.
 	OtherRequests uint64
+
+	// Regions counts the REGION start events of a region trace (record
+	// --from/--to). RunEvents counts the events of the run the trace
+	// holds (all but REGION, MEMORY and REGISTERS), RegionEvents those of
+	// them that lie inside a region (after a start and before its end).
+	Regions                 int
+	RunEvents, RegionEvents uint64
 }
 
 // ThreadSummary describes one thread of the recorded program.
@@ -235,6 +242,10 @@ type validator struct {
 	cpoints map[string]uint64
 	markers map[string]uint64
 	other   uint64
+	// regions, inRegion, runEvents and regionEvents: see Summary.
+	regions                 int
+	inRegion                bool
+	runEvents, regionEvents uint64
 }
 
 func newValidator(r *Reader) *validator {
@@ -286,6 +297,22 @@ func (v *validator) event(ev *Event) error {
 		v.created[ev.Thread] = true
 	} else if ev.Kind != KindThreadSwitch && ev.Thread != v.running {
 		return v.eventErr(ev.Seq, "%s event on thread %d while thread %d runs", ev.Kind, ev.Thread, v.running)
+	}
+	switch ev.Kind {
+	case KindRegion:
+		switch ev.Num {
+		case 1:
+			v.regions++
+			v.inRegion = true
+		case 2:
+			v.inRegion = false
+		}
+	case KindMemory, KindRegisters:
+	default:
+		v.runEvents++
+		if v.inRegion {
+			v.regionEvents++
+		}
 	}
 	switch ev.Kind {
 	case KindThreadSwitch:
@@ -420,6 +447,8 @@ func (v *validator) summary() *Summary {
 		KindCounts: v.kinds,
 		Signal:     v.signal,
 		Exit:       v.exit,
+
+		Regions: v.regions, RunEvents: v.runEvents, RegionEvents: v.regionEvents,
 
 		PCsWithoutInstruction:       len(v.missing),
 		PCsWithoutInstructionCapped: v.capped,

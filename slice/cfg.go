@@ -105,6 +105,27 @@ func (r *Run) buildGraph(f uint32, statics []uint32) *funcGraph {
 			g.index[r.Statics[s].PC] = len(g.nodes)
 			g.nodes = append(g.nodes, cfgNode{pc: r.Statics[s].PC, info: r.Statics[s].Info})
 		}
+		if r.Regions != nil {
+			// A region trace: the instructions of the function that ran
+			// outside the regions are in the tables too, so that its
+			// graph is the one the whole run shows.
+			for _, pc := range r.tableCode()[f] {
+				if _, ok := g.index[pc]; ok {
+					continue
+				}
+				in := r.Tables.Instructions[pc]
+				info, err := insn.Decode(pc, in.Code)
+				if err != nil || info.Len != len(in.Code) {
+					info = insn.Info{Len: len(in.Code)}
+				}
+				g.index[pc] = len(g.nodes)
+				g.nodes = append(g.nodes, cfgNode{pc: pc, info: info})
+			}
+			sort.Slice(g.nodes, func(i, j int) bool { return g.nodes[i].pc < g.nodes[j].pc })
+			for i := range g.nodes {
+				g.index[g.nodes[i].pc] = i
+			}
+		}
 	}
 	exit := len(g.nodes)
 	node := func(pc uint64) int {
@@ -179,6 +200,18 @@ func (r *Run) buildGraph(f uint32, statics []uint32) *funcGraph {
 		}
 	}
 	return g
+}
+
+// tableCode returns the pcs of the tables' instructions by function (0:
+// those of no known function), built once.
+func (r *Run) tableCode() map[uint32][]uint64 {
+	if r.byFunction == nil {
+		r.byFunction = make(map[uint32][]uint64)
+		for pc, in := range r.Tables.Instructions {
+			r.byFunction[in.FunctionId] = append(r.byFunction[in.FunctionId], pc)
+		}
+	}
+	return r.byFunction
 }
 
 // isPadding says whether an instruction is alignment padding (nop, int3):

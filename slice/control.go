@@ -37,8 +37,16 @@ func (r *Run) control() {
 	for t := range stacks {
 		stacks[t] = []cdFrame{{inherit: -1}}
 	}
-	sig := 0
+	sig, reg := 0, 0
 	for i := range r.sid {
+		for reg < len(r.Regions) && int(r.Regions[reg].Inst) <= i {
+			// A region starts: the branches before it are not in the
+			// trace's flow; every thread starts afresh.
+			for t := range stacks {
+				stacks[t] = []cdFrame{{inherit: -1}}
+			}
+			reg++
+		}
 		t := r.thread[i]
 		for sig < len(r.signals) && int(r.signals[sig].inst) <= i {
 			// A signal handler starts: a new invocation, dependent on

@@ -232,11 +232,18 @@ type Summary struct {
 	Threads   []schema.ThreadID
 	Lines     []LineCount
 	NoLines   []FunctionCount
+	// Region says the slice is of a region trace; RegionSeq is then the
+	// REGION event the slice stops at.
+	Region    bool
+	RegionSeq uint64
 }
 
 // Summarize counts the slice's instances per source line.
 func (res *Result) Summarize(keep []schema.ThreadID) (*Summary, error) {
 	sum := &Summary{Criterion: res.Criterion.Label, Algorithm: res.Algorithm.String()}
+	if res.Region >= 0 && res.Region < len(res.Run.Regions) {
+		sum.Region, sum.RegionSeq = true, res.Run.Regions[res.Region].Seq
+	}
 	type key struct {
 		file string
 		line uint32
@@ -340,6 +347,9 @@ func (sum *Summary) WriteText(w io.Writer) error {
 		fmt.Fprintf(&b, " in %d threads", len(sum.Threads))
 	}
 	fmt.Fprintf(&b, ", %s\n", plural(len(sum.Lines), "source line"))
+	if sum.Region {
+		fmt.Fprintf(&b, "region trace: the slice stops at the region's start (event %d); what its uses read there was defined before the region\n", sum.RegionSeq)
+	}
 	width := 0
 	for _, lc := range sum.Lines {
 		if n := len(fmt.Sprintf("%s:%d", lc.File, lc.Line)); n > width {

@@ -2,6 +2,7 @@ package slice
 
 import (
 	"fmt"
+	"sort"
 
 	"github.com/mgtrace/mgtrace/schema"
 	"github.com/mgtrace/mgtrace/schema/tracepb"
@@ -32,6 +33,20 @@ type Marker struct {
 	Seq  uint64
 	Name string
 	Inst uint32 // the first instance after the marker
+}
+
+// Region is the start of one region of a region trace: its REGION event
+// and the first instance after it.
+type Region struct {
+	Seq  uint64
+	Inst uint32
+}
+
+// regionAt returns the index of the region that instance i lies in, -1
+// when the run has no regions or i lies before the first.
+func (r *Run) regionAt(i uint32) int {
+	k := sort.Search(len(r.Regions), func(k int) bool { return r.Regions[k].Inst > i }) - 1
+	return k
 }
 
 // threadMark is a change of a thread's call structure that the
@@ -74,6 +89,10 @@ type Run struct {
 	Crash       int64
 	CrashSignal uint64
 	Markers     []Marker
+	// Regions are a region trace's regions (record --from/--to), in
+	// order; nil for a whole trace. A slice stops at the start of the
+	// region its criterion lies in.
+	Regions []Region
 
 	// eventInst maps the sequence numbers LoadOptions.Events asked for to
 	// the instances that made those events.
@@ -83,9 +102,12 @@ type Run struct {
 	stack     []stackRange // per thread: where its stack lies
 	indirect  map[uint32][]uint32
 	signals   []threadMark
-	unplaced  int // memory events not matched to an instance
-	undecoded int // instructions whose code could not be decoded
-	truncated bool
+	// byFunction lists the tables' instructions by function (region
+	// traces' control-flow graphs), built on first use.
+	byFunction map[uint32][]uint64
+	unplaced   int // memory events not matched to an instance
+	undecoded  int // instructions whose code could not be decoded
+	truncated  bool
 }
 
 // stackRange is the span of a thread's rsp-based accesses, widened below
@@ -346,6 +368,18 @@ func (l *loader) Event(ev *schema.Event) error {
 		l.state(ev.TID)
 	case schema.KindExit:
 		l.exitSignal = ev.Num
+	case schema.KindRegion:
+		if ev.Num != 1 {
+			break
+		}
+		// A region starts: each thread resumes wherever it was, in the
+		// middle of invocations whose start the trace does not hold
+		// (no save is looked for in them).
+		r.Regions = append(r.Regions, Region{Seq: ev.Seq, Inst: uint32(len(r.sid))})
+		for _, st := range l.ts {
+			st.block, st.last = 0, nil
+			st.frames = append(st.frames[:0], saveFrame{own: MaxSave + 1})
+		}
 	}
 	return nil
 }

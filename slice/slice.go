@@ -104,6 +104,11 @@ type Result struct {
 	// location), sorted by user then definition.
 	Edges []Edge
 	Stats Stats
+	// Region is the region of a region trace the slice stops at the start
+	// of (Run.Regions[Region]), -1 for a whole trace: what ran before it
+	// is not in the trace, and the values its uses read there came from
+	// the region's MEMORY and REGISTERS events.
+	Region int
 }
 
 // Stats describe the work of one traversal.
@@ -156,6 +161,10 @@ func Slice(r *Run, c Point, opt Options) (*Result, error) {
 	if uint32(c.Last) < opt.From {
 		return nil, fmt.Errorf("criterion %s lies before the region's start", c.Label)
 	}
+	region := r.regionAt(uint32(c.Last))
+	if region >= 0 {
+		opt.From = max(opt.From, r.Regions[region].Inst)
+	}
 	sl := &slicer{
 		r:         r,
 		opt:       opt,
@@ -194,7 +203,7 @@ func Slice(r *Run, c Point, opt Options) (*Result, error) {
 	if err := sl.run(uint32(c.Last)); err != nil {
 		return nil, err
 	}
-	res := &Result{Run: r, Criterion: c, Algorithm: opt.Algorithm, Stats: sl.stats}
+	res := &Result{Run: r, Criterion: c, Algorithm: opt.Algorithm, Stats: sl.stats, Region: region}
 	for w, bitsw := range sl.member {
 		for bitsw != 0 {
 			b := uint(trailing(bitsw))

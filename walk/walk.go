@@ -8,6 +8,19 @@
 // Walk holds one pending straight-line block per thread and nothing that
 // grows with the trace's length: an Instance is handed to the visitor and
 // then reused.
+//
+// # Region traces
+//
+// A region trace (record --from/--to) records flow only inside regions,
+// each opened and closed by a REGION event. At a REGION event every
+// thread's pending block is visited and dropped, so that after a start a
+// thread's flow resumes at whatever pc its next BLOCK gives (usually in the
+// middle of a function whose call the trace does not hold). Outside the
+// regions (before the first start, when the footer says the trace has
+// regions, and after each end) the CALL, RETURN and SYSCALL events, which
+// have no instruction to belong to, go to Visitor.Event and are counted in
+// Stats.Outside, not Stats.Unplaced. REGION, MEMORY and REGISTERS events
+// go to Visitor.Event.
 package walk
 
 import (
@@ -16,6 +29,7 @@ import (
 	"sort"
 
 	"github.com/mgtrace/mgtrace/schema"
+	"github.com/mgtrace/mgtrace/schema/tracepb"
 	"github.com/mgtrace/mgtrace/slice/insn"
 )
 
@@ -173,6 +187,8 @@ type Stats struct {
 	Events    uint64 // events read
 	Instances uint64 // instances visited
 	Unplaced  int    // memory, call and syscall events that matched no instance
+	Outside   int    // call, return and syscall events outside a region trace's regions
+	Regions   int    // REGION start events
 	Undecoded int    // distinct instructions that could not be decoded
 	Truncated bool   // the trace was cut short
 	Reason    string // why, when Truncated
@@ -198,6 +214,7 @@ type walker struct {
 	n       uint64
 	stats   Stats
 	fault   schema.Event
+	outside bool // between regions of a region trace
 }
 
 // Walk reads every event of tr and hands the visitor the instruction
@@ -205,15 +222,23 @@ type walker struct {
 // error the visitor returns. A trace cut short is walked to its last whole
 // block and Stats.Truncated says so.
 func Walk(tr *schema.Reader, v Visitor, opt Options) (Stats, error) {
-	w := &walker{tr: tr, v: v, dec: NewDecoder(tr.Tables()), threads: make(map[schema.ThreadID]*pending)}
-	return w.run(opt)
+	return WalkWith(tr, NewDecoder(tr.Tables()), v, opt)
 }
 
 // WalkWith is Walk with a decoder the caller shares (to look statics up
 // afterwards).
 func WalkWith(tr *schema.Reader, dec *Decoder, v Visitor, opt Options) (Stats, error) {
 	w := &walker{tr: tr, v: v, dec: dec, threads: make(map[schema.ThreadID]*pending)}
+	w.outside = HasRegions(tr.Footer())
 	return w.run(opt)
+}
+
+// HasRegions says whether a trace's footer counts REGION events: the
+// trace is a region trace, whose flow before the first region is not
+// recorded. A trace cut short (no footer) says so only at its first
+// REGION event.
+func HasRegions(f *tracepb.Footer) bool {
+	return f != nil && int(schema.KindRegion) < len(f.KindCounts) && f.KindCounts[schema.KindRegion] > 0
 }
 
 func (w *walker) run(opt Options) (Stats, error) {
@@ -233,12 +258,23 @@ func (w *walker) run(opt Options) (Stats, error) {
 			return w.stats, err
 		}
 	}
-	// The threads' last blocks (system calls that never completed among
-	// them), the latest thread's first, then by thread id: a walk's order
-	// does not depend on map iteration.
+	if err := w.flushAll(false); err != nil {
+		return w.stats, err
+	}
+	end := w.tr.End()
+	w.stats.Truncated, w.stats.Reason = !end.Whole, end.Reason
+	w.stats.Undecoded = w.dec.undecoded
+	return w.stats, nil
+}
+
+// flushAll visits the threads' pending blocks (system calls that never
+// completed among them), the latest thread's first, then by thread id: a
+// walk's order does not depend on map iteration. With drop, the blocks
+// are dropped afterwards: a thread's next block starts afresh.
+func (w *walker) flushAll(drop bool) error {
 	if w.last != nil {
 		if err := w.flush(w.last, len(w.last.statics)); err != nil {
-			return w.stats, err
+			return err
 		}
 	}
 	tids := make([]schema.ThreadID, 0, len(w.threads))
@@ -249,13 +285,13 @@ func (w *walker) run(opt Options) (Stats, error) {
 	for _, t := range tids {
 		p := w.threads[t]
 		if err := w.flush(p, len(p.statics)); err != nil {
-			return w.stats, err
+			return err
+		}
+		if drop {
+			p.statics, p.next, p.open = p.statics[:0], 0, false
 		}
 	}
-	end := w.tr.End()
-	w.stats.Truncated, w.stats.Reason = !end.Whole, end.Reason
-	w.stats.Undecoded = w.dec.undecoded
-	return w.stats, nil
+	return nil
 }
 
 func (w *walker) thread(t schema.ThreadID) (*pending, error) {
@@ -329,7 +365,11 @@ func (w *walker) event(ev *schema.Event) error {
 			return err
 		}
 		if !ok {
-			w.stats.Unplaced++
+			if w.outside {
+				w.stats.Outside++
+			} else {
+				w.stats.Unplaced++
+			}
 			return w.v.Event(ev)
 		}
 		p.ev = *ev
@@ -354,6 +394,19 @@ func (w *walker) event(ev *schema.Event) error {
 			return err
 		}
 		p.statics, p.next, p.open = p.statics[:0], 0, false
+		return w.v.Event(ev)
+	case schema.KindRegion:
+		// A region starts or ends: no thread's flow goes on across it.
+		if err := w.flushAll(true); err != nil {
+			return err
+		}
+		switch ev.Num {
+		case 1:
+			w.outside = false
+			w.stats.Regions++
+		case 2:
+			w.outside = true
+		}
 		return w.v.Event(ev)
 	case schema.KindThreadSwitch:
 		if w.last != nil {
