@@ -78,3 +78,11 @@ func RecordOutputs(t testing.TB, prog string, args ...string) (trace, stdout, st
 	}
 	return trace, out.String(), errOut.String()
 }
+
+// RecordTool returns the path of the record command built from this
+// checkout, once per test process (for tests that run record themselves,
+// with flags of their own; pass it --probe-dir Probe(t)).
+func RecordTool(t testing.TB) string {
+	t.Helper()
+	return recordTool(t)
+}
