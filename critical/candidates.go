@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/mgtrace/mgtrace/points"
 	"github.com/mgtrace/mgtrace/schema"
 	"github.com/mgtrace/mgtrace/slice"
 	"github.com/mgtrace/mgtrace/slice/insn"
@@ -85,7 +86,7 @@ func classify(run *slice.Run) *statics {
 		byLine[k] = append(byLine[k], lineInsn{id: id, s: s})
 	}
 	for _, ins := range byLine {
-		for _, r := range instanceRules(ins) {
+		for _, r := range instanceRules(run.Tables, ins) {
 			st.role[r.id] = r.role
 		}
 	}
@@ -105,52 +106,44 @@ type roled struct {
 }
 
 // instanceRules gives the roles of a line's executed instructions under
-// record's instance rules: a switch counts the line's conditional
-// branches; a suppression counts the line's calls when it has any, else
-// the executions of its lowest-address store (the anchor), and skips with
-// an anchor's execution the line's other stores.
-func instanceRules(ins []lineInsn) []roled {
-	var out []roled
-	var calls, stores []lineInsn
+// record's instance rules (package points): a switch counts the line's
+// conditional branches; a suppression counts the line's calls when it has
+// any, else the executions of its lowest-address store (the anchor), and
+// skips with an anchor's execution the line's other stores.
+func instanceRules(t *schema.Tables, ins []lineInsn) []roled {
+	line := make([]points.Insn, 0, len(ins))
+	byPC := make(map[uint64]int, len(ins))
 	for _, in := range ins {
-		switch in.s.Info.Class {
-		case insn.CondJump:
-			out = append(out, roled{in.id, rolePred})
-		case insn.Call, insn.IndirectCall:
-			calls = append(calls, in)
-		case insn.Plain:
-			if isStore(in.s) {
-				stores = append(stores, in)
-			}
+		var code []byte
+		if ti := t.Instructions[in.s.PC]; ti != nil {
+			code = ti.Code
+		}
+		line = append(line, points.Insn{Addr: in.s.PC, Code: code})
+		byPC[in.s.PC] = in.id
+	}
+	var out []roled
+	if r, err := points.RuleFor(points.Switch, line); err == nil {
+		for _, c := range r.Counted {
+			out = append(out, roled{byPC[c.Addr], rolePred})
 		}
 	}
-	switch {
-	case len(calls) > 0:
-		for _, c := range calls {
-			out = append(out, roled{c.id, roleCall})
-		}
-	case len(stores) > 0:
-		anchor := stores[0]
-		for _, s := range stores[1:] {
-			if s.s.PC < anchor.s.PC {
-				anchor = s
+	if r, err := points.RuleFor(points.Suppress, line); err == nil {
+		counted := make(map[uint64]bool)
+		for _, c := range r.Counted {
+			counted[c.Addr] = true
+			role := roleAnchor
+			if r.Call {
+				role = roleCall
 			}
+			out = append(out, roled{byPC[c.Addr], role})
 		}
-		for _, s := range stores {
-			r := roleStore
-			if s.id == anchor.id {
-				r = roleAnchor
+		for _, e := range r.Effect {
+			if !counted[e.Addr] {
+				out = append(out, roled{byPC[e.Addr], roleStore})
 			}
-			out = append(out, roled{s.id, r})
 		}
 	}
 	return out
-}
-
-// isStore says whether an instruction writes memory through an explicit
-// operand (not a push: a function's prologue is not a statement).
-func isStore(s *slice.Static) bool {
-	return s.Info.DstMem && s.Info.Save == 0 && s.Info.Restore == 0
 }
 
 // found is a candidate instance with its line and number.
