@@ -164,14 +164,16 @@ type callFrame struct {
 
 // candidates returns the predicate and statement instances that the slice
 // (members, ascending) makes candidates, each numbered as record --switch
-// and --suppress count them, nearest the failure (latest) first. The
-// excluded instances (the criterion's own) are left out.
+// and --suppress count them, nearest the failure (latest) first.
 //
 // Predicates are the members that are conditional branches of the
 // program's code. Statements are the members that are stores of the
-// program's code, and the calls of the program's code that were on the
-// stack of a member (the call led to something the failure depends on:
-// skipping it skips all that).
+// program's code (a store's instance is its line's anchor execution that
+// skips it), and the calls of the program's code that are members or were
+// on the stack of a member (the call led to something the failure depends
+// on: skipping it skips all that). Excluded instances (the criterion's
+// own) are no candidates as predicates or stores: skipping the failing
+// access itself would trivially remove the failure; a call stays one.
 func candidates(run *slice.Run, st *statics, members []uint32, exclude map[uint32]bool) (preds, stmts []found) {
 	isMember := make(map[uint32]bool, len(members))
 	for _, m := range members {
@@ -187,7 +189,7 @@ func candidates(run *slice.Run, st *statics, members []uint32, exclude map[uint3
 	anchor := make(map[threadLine]int) // the thread's last execution of the line's anchor
 	seenStmt := make(map[[2]int]bool)  // (line, n) already a candidate
 	addStmt := func(inst uint32, line int32, n int) {
-		if exclude[inst] || seenStmt[[2]int{int(line), n}] {
+		if seenStmt[[2]int{int(line), n}] {
 			return
 		}
 		seenStmt[[2]int{int(line), n}] = true
@@ -215,11 +217,11 @@ func candidates(run *slice.Run, st *statics, members []uint32, exclude map[uint3
 			stmtCount[k]++
 			num = stmtCount[k]
 			anchor[threadLine{run.ThreadOf(ii), k}] = num
-			if member {
+			if member && !exclude[ii] {
 				addStmt(ii, k, num)
 			}
 		case roleStore:
-			if a, ok := anchor[threadLine{run.ThreadOf(ii), k}]; ok && member {
+			if a, ok := anchor[threadLine{run.ThreadOf(ii), k}]; ok && member && !exclude[ii] {
 				addStmt(ii, k, a)
 			}
 		}

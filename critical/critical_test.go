@@ -1,0 +1,201 @@
+package critical
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mgtrace/mgtrace/bugs"
+	"github.com/mgtrace/mgtrace/internal/testprog"
+	"github.com/mgtrace/mgtrace/schema"
+	"github.com/mgtrace/mgtrace/slice"
+)
+
+var alterOnce struct {
+	sync.Once
+	ok bool
+}
+
+// recordAlters says whether this checkout's record has --switch and
+// --suppress (the re-executions the search needs).
+func recordAlters(t *testing.T) bool {
+	rec := testprog.RecordTool(t)
+	alterOnce.Do(func() {
+		out, _ := exec.Command(rec, "--help").CombinedOutput()
+		alterOnce.ok = strings.Contains(string(out), "--switch") && strings.Contains(string(out), "--suppress")
+	})
+	return alterOnce.ok
+}
+
+// sliceOf computes, independently of the search, the members of the
+// slice from the crash, or from the last write to stdout when output is
+// set.
+func sliceOf(t *testing.T, trace string, output bool) map[uint32]bool {
+	t.Helper()
+	var crit slice.Criterion
+	opt := slice.LoadOptions{}
+	if output {
+		seq := lastStdoutWrite(t, trace)
+		crit = slice.Criterion{Kind: slice.BySeq, Seq: seq}
+		opt.Events = []uint64{seq}
+	} else {
+		crit = slice.Criterion{Kind: slice.ByCrash}
+	}
+	r, err := schema.Open(trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	run, err := slice.Load(r, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := run.Resolve(crit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := slice.Slice(run, p, slice.Options{NoEdges: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := make(map[uint32]bool, len(res.Members))
+	for _, i := range res.Members {
+		m[i] = true
+	}
+	return m
+}
+
+func lastStdoutWrite(t *testing.T, trace string) uint64 {
+	t.Helper()
+	r, err := schema.Open(trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var seq uint64
+	for {
+		ev, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ev.Kind == schema.KindSyscall && ev.Num == 1 && ev.Args[0] == 1 {
+			seq = ev.Seq
+		}
+	}
+	if seq == 0 {
+		t.Fatal("no write to stdout in the trace")
+	}
+	return seq
+}
+
+// TestCaseStudies records each case study's failing run, searches it, and
+// checks that the guilty predicate (or statement) is reported critical and
+// that only the slice's instances were tried.
+func TestCaseStudies(t *testing.T) {
+	root := testprog.Root(t)
+	expected, err := os.ReadFile(filepath.Join(root, "testdata", "programs", "critical", "grades.expected"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name    string
+		oracle  Oracle
+		kind    FailureKind
+		guilty  CandidateKind
+		n       int // the guilty instance's number
+		maxRuns int
+		stmts   bool
+	}{
+		{name: "bound", kind: FailCrash, guilty: Predicate, n: 9, maxRuns: 3},
+		{name: "nullcheck", kind: FailCrash, guilty: Predicate, n: 3, maxRuns: 3},
+		{name: "offbyone", kind: FailCrash, guilty: Predicate, n: 5, maxRuns: 3},
+		{name: "grades", kind: FailOutput, guilty: Predicate, n: 3, maxRuns: 3,
+			oracle: Oracle{ExpectOutput: expected, ExpectPath: "grades.expected"}},
+		{name: "doublefree", kind: FailCrash, guilty: Statement, n: 1, maxRuns: 4, stmts: true},
+		{name: "doublefree", kind: FailBug, guilty: Statement, n: 1, maxRuns: 4, stmts: true,
+			oracle: Oracle{Bugs: &bugs.Options{Only: []string{"double_free"}}}},
+	}
+	for _, c := range cases {
+		t.Run(fmt.Sprintf("%s-%s", c.name, c.kind), func(t *testing.T) {
+			prog := "critical/" + c.name
+			bin := testprog.Build(t, prog)
+			trace := testprog.Record(t, bin)
+			line := testprog.Line(t, prog, "/* FAULT")
+			members := sliceOf(t, trace, c.kind == FailOutput)
+			cfg := Config{
+				Trace: trace, Oracle: c.oracle, MaxRuns: c.maxRuns, Jobs: 2, Statements: c.stmts,
+				Runner: &RecordRunner{Record: testprog.RecordTool(t), Args: []string{"--probe-dir", testprog.Probe(t)},
+					Program: []string{bin}, Timeout: 2 * time.Minute},
+			}
+			rep, err := Analyze(context.Background(), cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep.Failure.Kind != c.kind {
+				t.Fatalf("failure %+v, want kind %s", rep.Failure, c.kind)
+			}
+			if rep.Runs != len(rep.Tried) || rep.Runs > c.maxRuns {
+				t.Errorf("runs %d, tried %d, max %d", rep.Runs, len(rep.Tried), c.maxRuns)
+			}
+			var guilty *Trial
+			lastInst := map[CandidateKind]uint32{}
+			for i := range rep.Tried {
+				tr := &rep.Tried[i]
+				if tr.Kind == Predicate && !members[tr.Instance] {
+					t.Errorf("predicate %s (instance %d) was tried but is not in the failure's slice", tr.Point, tr.Instance)
+				}
+				if last, ok := lastInst[tr.Kind]; ok && tr.Instance >= last {
+					t.Errorf("%s %s (instance %d) tried after instance %d: not nearest first", tr.Kind, tr.Point, tr.Instance, last)
+				}
+				lastInst[tr.Kind] = tr.Instance
+				if !c.stmts && tr.Kind == Statement {
+					t.Errorf("statement %s tried without Statements", tr.Point)
+				}
+				if tr.Kind == c.guilty && filepath.Base(tr.File) == c.name+".c" && int(tr.Line) == line && tr.N == c.n {
+					guilty = tr
+				}
+			}
+			if guilty == nil {
+				t.Fatalf("the guilty %s %s.c:%d#%d was not tried; tried %v", c.guilty, c.name, line, c.n, trialList(rep.Tried))
+			}
+			if !strings.Contains(guilty.Source, "FAULT") {
+				t.Errorf("the guilty line's source %q, want the FAULT line's text", guilty.Source)
+			}
+			if !recordAlters(t) {
+				t.Skipf("record has no --switch/--suppress yet: the re-runs are not judged (tried %v)", trialList(rep.Tried))
+			}
+			if guilty.Outcome != Critical {
+				t.Fatalf("guilty %s: %s (%s), want critical; tried %v", guilty.Point, guilty.Outcome, guilty.Detail, trialList(rep.Tried))
+			}
+			found := false
+			for _, cr := range rep.Critical {
+				if cr.Outcome != Critical {
+					t.Errorf("%s listed critical with outcome %s", cr.Point, cr.Outcome)
+				}
+				found = found || cr.Point == guilty.Point && cr.Kind == guilty.Kind
+			}
+			if !found {
+				t.Errorf("the guilty %s is not in the report's critical list", guilty.Point)
+			}
+		})
+	}
+}
+
+func trialList(ts []Trial) []string {
+	var out []string
+	for _, t := range ts {
+		out = append(out, fmt.Sprintf("%s %s:%d#%d=%s(%s)", t.Kind, filepath.Base(t.File), t.Line, t.N, t.Outcome, t.Detail))
+	}
+	return out
+}
