@@ -274,6 +274,10 @@ func (d *dumper) appendJSON(b []byte, ev *schema.Event, t *schema.Tables) []byte
 	case schema.KindExit:
 		b = jsonHex(b, "value", ev.Value)
 		b = jsonUint(b, "num", ev.Num)
+	case schema.KindAlter:
+		b = jsonUint(b, "num", ev.Num)
+		b = jsonUint(b, "count", uint64(ev.Count))
+		b = jsonHex(b, "addr", ev.Addr)
 	}
 	return append(b, "}\n"...)
 }
@@ -418,6 +422,12 @@ func (d *dumper) appendText(b []byte, ev *schema.Event, t *schema.Tables) []byte
 		if ev.Num != 0 {
 			b = fmt.Appendf(b, " (%s)", schema.SignalName(uint32(ev.Num)))
 		}
+	case schema.KindAlter:
+		b = fmt.Appendf(b, " num=%d", ev.Num)
+		if name, ok := tracepb.Alteration_name[int32(ev.Num)]; ok && ev.Num != 0 && ev.Num <= 1<<31 {
+			b = fmt.Appendf(b, " (%s)", strings.ToLower(name))
+		}
+		b = fmt.Appendf(b, " count=%d addr=%#x", ev.Count, ev.Addr)
 	}
 	if ev.Kind.HasPC() {
 		if l := d.loc(t, ev.PC); l != "" {

@@ -20,6 +20,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/mgtrace/mgtrace/internal/term"
+	"github.com/mgtrace/mgtrace/points"
 	"github.com/mgtrace/mgtrace/record/internal/recorder"
 )
 
@@ -37,6 +38,13 @@ The program's standard input, output and error are its own. record exits
 with the program's exit status, or 128+N when the program was killed by
 signal N, or 2 when it could not record. A one-line summary goes to
 standard error.
+
+--switch and --suppress re-execute the program with a change, as in the
+DrDebug/Qzdb dissertation (Yan Wang, "Dynamic analysis for debugging
+concurrent and sequential programs"): a source line's conditional branch
+goes the other way, or its call or stores are skipped, on the line's N-th
+execution. The trace has an ALTER event where that happened; an instance
+that never came is a warning.
 
 Flags:
 `
@@ -57,6 +65,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	valgrind := fs.String("valgrind", "valgrind", "the valgrind command")
 	vgArgs := fs.StringArray("valgrind-arg", nil, "extra option for valgrind, e.g. --valgrind-arg=--fair-sched=yes (repeatable)")
 	progress := fs.String("progress", "auto", "show progress on standard error: auto (when it is a terminal), always or never")
+	switches := fs.StringArray("switch", nil, "FILE:LINE[#N|#all]: invert the conditional branch of that source line of the main program on its N-th execution (default #1) or on every one (repeatable; see docs/record.md, \"Changing the run\")")
+	suppresses := fs.StringArray("suppress", nil, "FILE:LINE[#N|#all]: skip that line's N-th execution: its call (the call returns 0 in rax at once), or else its stores to memory (repeatable)")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the recorder itself to this file (for developers)")
 	help := fs.BoolP("help", "h", false, "show this help")
 	if err := fs.Parse(args); err != nil {
@@ -78,6 +88,20 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 		fmt.Fprintf(stderr, "record: --progress must be auto, always or never, not %q\n", *progress)
 		return 2
 	}
+	var alts []recorder.Alteration
+	for _, f := range []struct {
+		kind  points.Kind
+		specs []string
+	}{{points.Switch, *switches}, {points.Suppress, *suppresses}} {
+		for _, text := range f.specs {
+			sp, err := points.ParseSpec(text)
+			if err != nil {
+				fmt.Fprintf(stderr, "record: --%s: %v\n", f.kind, err)
+				return 2
+			}
+			alts = append(alts, recorder.Alteration{Kind: f.kind, Spec: sp, Text: text})
+		}
+	}
 	out := *output
 	if out == "" {
 		out = filepath.Base(rest[0]) + ".trace"
@@ -85,6 +109,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	opts := recorder.Options{
 		Program: rest[0], Args: rest[1:], Output: out, ProbeDir: *probeDir,
 		Valgrind: *valgrind, ValgrindArgs: *vgArgs, Stdin: stdin, Stdout: stdout, Stderr: stderr,
+		Alterations: alts,
 	}
 	showProgress := !*quiet && (*progress == "always" || *progress == "auto" && term.IsTerminal(stderr))
 	if showProgress {

@@ -516,6 +516,320 @@ static void emit_sb_def(ULong id, IRSB* sb, const Site* sites, UInt nsites)
    }
 }
 
+/* ------------------------------------------------------------------ */
+/* Alterations (record --switch, --suppress)                           */
+/* ------------------------------------------------------------------ */
+
+/* The driver decides what to alter; the probe only applies it. The file
+   named by --mgt-alter-file has one line per instruction to alter:
+       slot kind instance dev ino offset
+   slot: the counter the instruction's executions are counted in (a
+   source line's instructions share one); kind: 1 switch a conditional
+   branch, 2 suppress a call, 3 suppress an instruction's stores;
+   instance: the execution of the slot to alter, from 1, or 0 for all;
+   dev, ino, offset: the file the instruction is mapped from and its
+   offset there (so that where the file is loaded does not matter). */
+#define ALT_SWITCH 1
+#define ALT_CALL 2
+#define ALT_STORE 3
+#define MAX_ALTERS 256
+
+typedef struct {
+   UInt slot, kind;
+   ULong dev, ino, offset;
+} AlterInsn;
+
+static const HChar* mgt_alter_path = 0;
+static AlterInsn mgt_alters[MAX_ALTERS];
+static UInt mgt_nalters = 0;
+static ULong mgt_alter_count[MAX_ALTERS]; /* by slot: executions so far */
+static ULong mgt_alter_want[MAX_ALTERS];  /* by slot: the instance, 0 = all */
+static UInt mgt_nslots = 0;
+/* Where a suppressed store goes instead (the widest store is 32 bytes). */
+static ULong mgt_alter_scratch[8];
+
+/* Reads the alteration file; exits on a malformed one (the driver wrote
+   it). */
+static void read_alters(void)
+{
+   static HChar buf[32768];
+   if (mgt_alter_path == 0) {
+      return;
+   }
+   SysRes r = VG_(open)(mgt_alter_path, VKI_O_RDONLY, 0);
+   if (sr_isError(r)) {
+      VG_(fmsg)("mgtrace: cannot open %s\n", mgt_alter_path);
+      VG_(exit)(2);
+   }
+   Int n = VG_(read)(sr_Res(r), buf, sizeof buf - 1);
+   VG_(close)(sr_Res(r));
+   if (n < 0) {
+      n = 0;
+   }
+   buf[n] = 0;
+   HChar* p = buf;
+   while (*p != 0) {
+      ULong v[6];
+      for (Int i = 0; i < 6; i++) {
+         while (*p == ' ') p++;
+         HChar* end;
+         v[i] = VG_(strtoull10)(p, &end);
+         if (end == p) {
+            VG_(fmsg)("mgtrace: malformed alteration file %s\n", mgt_alter_path);
+            VG_(exit)(2);
+         }
+         p = end;
+      }
+      while (*p == ' ' || *p == '\n') p++;
+      if (mgt_nalters >= MAX_ALTERS || v[0] >= MAX_ALTERS || v[1] < ALT_SWITCH || v[1] > ALT_STORE) {
+         VG_(fmsg)("mgtrace: bad alteration in %s\n", mgt_alter_path);
+         VG_(exit)(2);
+      }
+      AlterInsn* a = &mgt_alters[mgt_nalters++];
+      a->slot = (UInt)v[0];
+      a->kind = (UInt)v[1];
+      a->dev = v[3];
+      a->ino = v[4];
+      a->offset = v[5];
+      mgt_alter_want[a->slot] = v[2];
+      if (a->slot + 1 > mgt_nslots) {
+         mgt_nslots = a->slot + 1;
+      }
+   }
+}
+
+/* The alteration of the instruction at a, or 0. */
+static const AlterInsn* alter_at(Addr a)
+{
+   NSegment const* seg = VG_(am_find_nsegment)(a);
+   if (seg == 0 || seg->kind != SkFileC) {
+      return 0;
+   }
+   ULong off = seg->offset + (a - seg->start);
+   for (UInt i = 0; i < mgt_nalters; i++) {
+      const AlterInsn* x = &mgt_alters[i];
+      if (x->offset == off && x->ino == seg->ino && x->dev == seg->dev) {
+         return x;
+      }
+   }
+   return 0;
+}
+
+/* Counts an execution of an altered instruction of slot; returns its
+   instance number when this one is altered, else 0. */
+static VG_REGPARM(1) ULong mgt_alter_hit(ULong slot)
+{
+   ULong c = ++mgt_alter_count[slot];
+   ULong want = mgt_alter_want[slot];
+   return want == 0 || c == want ? c : 0;
+}
+
+/* Sends the counts (at the end of the process). */
+static void send_alter_counts(void)
+{
+   for (UInt s = 0; s < mgt_nslots; s++) {
+      need(3);
+      put(hdr(MGT_REC_ALTER, 3, 0));
+      put(s);
+      put(mgt_alter_count[s]);
+   }
+}
+
+/* What the instrumentation needs to know about an SB's alterations, by
+   statement index of the SB alter_sb returns: the statements that are
+   ALTER sites (kind: 1 switch, 2 suppress; 0 none), with the temporary
+   holding the instance number (the marked statement itself writes the
+   address word). */
+typedef struct {
+   UChar* kind;
+   IRTemp* word;
+   Int n;
+} AlterSB;
+
+static UInt alter_site_kind(const AlterSB* alt, Int i)
+{
+   return alt->kind != 0 && i < alt->n ? alt->kind[i] : 0;
+}
+
+static IRTemp new_tmp(IRSB* sb, IRType ty, IRExpr* e)
+{
+   IRTemp t = newIRTemp(sb->tyenv, ty);
+   addStmtToIRSB(sb, IRStmt_WrTmp(t, e));
+   return t;
+}
+
+/* Emits the helper call for an altered instruction: returns the temporary
+   with the instance number (0: not altered) and sets *b to the I1
+   "altered". */
+static IRTemp alter_call(IRSB* out, const AlterInsn* x, IRTemp* b)
+{
+   IRTemp w = newIRTemp(out->tyenv, Ity_I64);
+   IRDirty* d = unsafeIRDirty_1_N(w, 1, "mgt_alter_hit", VG_(fnptr_to_fnentry)(&mgt_alter_hit),
+                                  mkIRExprVec_1(u64(x->slot)));
+   addStmtToIRSB(out, IRStmt_Dirty(d));
+   *b = new_tmp(out, Ity_I1, IRExpr_Binop(Iop_CmpNE64, IRExpr_RdTmp(w), u64(0)));
+   return w;
+}
+
+/* Marks the ALTER site: a statement writing the address word. */
+static void alter_mark(IRSB* out, AlterSB* alt, UInt kind, IRTemp w, IRExpr* addr)
+{
+   new_tmp(out, Ity_I64, addr);
+   Int i = out->stmts_used - 1;
+   if (i < alt->n) {
+      alt->kind[i] = (UChar)kind;
+      alt->word[i] = w;
+   }
+}
+
+/* Whether an atom is a temporary defined by a statement of sb so far (or
+   a constant). */
+static Bool atom_ready(IRSB* sb, IRExpr* e)
+{
+   if (e->tag == Iex_Const) {
+      return True;
+   }
+   if (e->tag != Iex_RdTmp) {
+      return False;
+   }
+   for (Int i = 0; i < sb->stmts_used; i++) {
+      IRStmt* st = sb->stmts[i];
+      if (st->tag == Ist_WrTmp && st->Ist.WrTmp.tmp == e->Iex.RdTmp.tmp) return True;
+      if (st->tag == Ist_Dirty && st->Ist.Dirty.details->tmp == e->Iex.RdTmp.tmp) return True;
+      if (st->tag == Ist_LoadG && st->Ist.LoadG.details->dst == e->Iex.RdTmp.tmp) return True;
+   }
+   return False;
+}
+
+/* Rewrites an SB whose instructions are to be altered (returns in itself
+   when none is): a switched branch's exit guard becomes guard XOR
+   altered; a suppressed call's stores go to a scratch buffer, its rsp
+   update is undone and an added exit goes to the instruction after the
+   call with rax = 0; a suppressed instruction's stores go to the scratch
+   buffer. Each altered instruction gets an ALTER site (alt). */
+static IRSB* alter_sb(IRSB* in, const VexGuestLayout* layout, AlterSB* alt)
+{
+   alt->kind = 0;
+   alt->word = 0;
+   alt->n = 0;
+   if (mgt_nalters == 0) {
+      return in;
+   }
+   Bool any = False;
+   for (Int i = 0; i < in->stmts_used && !any; i++) {
+      if (in->stmts[i]->tag == Ist_IMark && alter_at(in->stmts[i]->Ist.IMark.addr) != 0) {
+         any = True;
+      }
+   }
+   if (!any) {
+      return in;
+   }
+   IRSB* out = deepCopyIRSBExceptStmts(in);
+   alt->n = 3 * in->stmts_used + 64;
+   alt->kind = VG_(calloc)("mgt.alter", alt->n, 1);
+   alt->word = VG_(calloc)("mgt.alter", alt->n, sizeof(IRTemp));
+   const AlterInsn* x = 0; /* the alteration of the current instruction */
+   Addr pc = 0, next_pc = 0;
+   IRTemp w = IRTemp_INVALID, b = IRTemp_INVALID;
+   Bool last = False; /* the current instruction is the SB's last */
+   for (Int i = 0; i < in->stmts_used; i++) {
+      IRStmt* st = in->stmts[i];
+      if (st->tag == Ist_IMark) {
+         x = alter_at(st->Ist.IMark.addr);
+         pc = st->Ist.IMark.addr;
+         next_pc = pc + st->Ist.IMark.len;
+         w = b = IRTemp_INVALID;
+         last = True;
+         for (Int k = i + 1; k < in->stmts_used; k++) {
+            if (in->stmts[k]->tag == Ist_IMark) {
+               last = False;
+               break;
+            }
+         }
+         if (x != 0 && x->kind == ALT_CALL && !(last && in->jumpkind == Ijk_Call)) {
+            x = 0; /* not a call that ends the SB: leave it */
+         }
+         addStmtToIRSB(out, st);
+         if (x != 0 && x->kind == ALT_STORE) {
+            w = alter_call(out, x, &b);
+            alter_mark(out, alt, 2, w, u64(0));
+         }
+         continue;
+      }
+      if (x == 0) {
+         addStmtToIRSB(out, st);
+         continue;
+      }
+      switch (x->kind) {
+      case ALT_SWITCH:
+         if (st->tag == Ist_Exit && w == IRTemp_INVALID) {
+            IRExpr* g = st->Ist.Exit.guard;
+            w = alter_call(out, x, &b);
+            IRTemp g64 = new_tmp(out, Ity_I64, IRExpr_Unop(Iop_1Uto64, g));
+            IRTemp b64 = new_tmp(out, Ity_I64, IRExpr_Unop(Iop_1Uto64, IRExpr_RdTmp(b)));
+            IRTemp x64 = new_tmp(out, Ity_I64, IRExpr_Binop(Iop_Xor64, IRExpr_RdTmp(g64), IRExpr_RdTmp(b64)));
+            IRTemp ng = new_tmp(out, Ity_I1, IRExpr_Binop(Iop_CmpNE64, IRExpr_RdTmp(x64), u64(0)));
+            /* Where control goes when the exit is not taken: the next
+               instruction of the SB, or the SB's next. */
+            IRExpr* cont = u64(0);
+            for (Int k = i + 1; k < in->stmts_used; k++) {
+               if (in->stmts[k]->tag == Ist_IMark) {
+                  cont = u64(in->stmts[k]->Ist.IMark.addr);
+                  break;
+               }
+            }
+            if (last && in->next->tag == Iex_Const) {
+               cont = in->next;
+            }
+            IRExpr* dst = IRExpr_Const(st->Ist.Exit.dst);
+            if (st->Ist.Exit.dst->tag != Ico_U64) {
+               dst = u64(0);
+            }
+            alter_mark(out, alt, 1, w, IRExpr_ITE(IRExpr_RdTmp(ng), dst, cont));
+            addStmtToIRSB(out, IRStmt_Exit(IRExpr_RdTmp(ng), st->Ist.Exit.jk, st->Ist.Exit.dst,
+                                           st->Ist.Exit.offsIP));
+            continue;
+         }
+         break;
+      case ALT_CALL:
+         if (w == IRTemp_INVALID && (st->tag == Ist_Store
+                                     || (st->tag == Ist_Put && st->Ist.Put.offset == OFFSET_amd64_RSP))) {
+            w = alter_call(out, x, &b);
+            IRExpr* target = atom_ready(out, in->next) ? in->next : u64(0);
+            alter_mark(out, alt, 2, w, target);
+         }
+         if (b != IRTemp_INVALID && st->tag == Ist_Put && st->Ist.Put.offset == OFFSET_amd64_RSP
+             && st->Ist.Put.data->tag == Iex_RdTmp) {
+            /* Undo the push when altered: rsp as it was before the call. */
+            IRExpr* nsp = st->Ist.Put.data;
+            IRTemp old = new_tmp(out, Ity_I64, IRExpr_Binop(Iop_Add64, nsp, u64(8)));
+            IRTemp sel = new_tmp(out, Ity_I64, IRExpr_ITE(IRExpr_RdTmp(b), IRExpr_RdTmp(old), nsp));
+            addStmtToIRSB(out, IRStmt_Put(OFFSET_amd64_RSP, IRExpr_RdTmp(sel)));
+            continue;
+         }
+         break;
+      default:
+         break;
+      }
+      if (b != IRTemp_INVALID && st->tag == Ist_Store) {
+         /* A suppressed store writes the scratch buffer instead. */
+         IRTemp a = new_tmp(out, Ity_I64, IRExpr_ITE(IRExpr_RdTmp(b), u64((ULong)(HWord)mgt_alter_scratch),
+                                                     st->Ist.Store.addr));
+         addStmtToIRSB(out, IRStmt_Store(st->Ist.Store.end, IRExpr_RdTmp(a), st->Ist.Store.data));
+         continue;
+      }
+      addStmtToIRSB(out, st);
+   }
+   if (x != 0 && x->kind == ALT_CALL && b != IRTemp_INVALID) {
+      /* A suppressed call: rax = 0 and go on after the call. */
+      IRTemp rax = new_tmp(out, Ity_I64, IRExpr_Get(OFFSET_amd64_RAX, Ity_I64));
+      IRTemp sel = new_tmp(out, Ity_I64, IRExpr_ITE(IRExpr_RdTmp(b), u64(0), IRExpr_RdTmp(rax)));
+      addStmtToIRSB(out, IRStmt_Put(OFFSET_amd64_RAX, IRExpr_RdTmp(sel)));
+      addStmtToIRSB(out, IRStmt_Exit(IRExpr_RdTmp(b), Ijk_Boring, IRConst_U64(next_pc), layout->offset_IP));
+   }
+   return out;
+}
+
 static IRSB* mgt_instrument(VgCallbackClosure* closure, IRSB* in, const VexGuestLayout* layout,
                             const VexGuestExtents* vge, const VexArchInfo* archinfo_host,
                             IRType gWordTy, IRType hWordTy)
@@ -523,6 +837,8 @@ static IRSB* mgt_instrument(VgCallbackClosure* closure, IRSB* in, const VexGuest
    if (!mgt_recording) {
       return in;
    }
+   AlterSB alt;
+   in = alter_sb(in, layout, &alt);
    IRTypeEnv* env = in->tyenv;
    Int ntmps = env->types_used;
    TmpInfo* info = VG_(calloc)("mgt.tmpinfo", ntmps > 0 ? ntmps : 1, sizeof(TmpInfo));
@@ -534,6 +850,16 @@ static IRSB* mgt_instrument(VgCallbackClosure* closure, IRSB* in, const VexGuest
    for (Int i = 0; i < in->stmts_used && nsites < MAX_SITES - 1; i++) {
       IRStmt* st = in->stmts[i];
       Site s = {0};
+      if (alter_site_kind(&alt, i) != 0) {
+         s.kind = MGT_SITE_ALTER;
+         s.size = alter_site_kind(&alt, i);
+         s.nwords = 2;
+         s.insn = insn < 0 ? 0 : insn;
+         s.stmt = i;
+         sites[nsites++] = s;
+         words += s.nwords;
+         continue;
+      }
       switch (st->tag) {
       case Ist_IMark:
          insn++;
@@ -678,6 +1004,14 @@ static IRSB* mgt_instrument(VgCallbackClosure* closure, IRSB* in, const VexGuest
          continue;
       }
       const Site* s = &sites[si];
+      if (s->kind == MGT_SITE_ALTER) {
+         addStmtToIRSB(out, st);
+         emit_word(&em, IRExpr_RdTmp(alt.word[i]));
+         emit_word(&em, IRExpr_RdTmp(st->Ist.WrTmp.tmp));
+         emit_commit(&em);
+         si++;
+         continue;
+      }
       switch (st->tag) {
       case Ist_WrTmp: {
          IRExpr* e = st->Ist.WrTmp.data;
@@ -787,6 +1121,10 @@ static IRSB* mgt_instrument(VgCallbackClosure* closure, IRSB* in, const VexGuest
    tl_assert(!started || si == nsites);
    VG_(free)(info);
    VG_(free)(sites);
+   if (alt.kind != 0) {
+      VG_(free)(alt.kind);
+      VG_(free)(alt.word);
+   }
    return out;
 }
 
@@ -962,6 +1300,9 @@ static Bool mgt_process_cmd_line_option(const HChar* arg)
    if (VG_BINT_CLO(arg, "--mgt-chunks", mgt_nchunks, 2, MAX_CHUNKS)) {
       return True;
    }
+   if (VG_STR_CLO(arg, "--mgt-alter-file", mgt_alter_path)) {
+      return True;
+   }
    return False;
 }
 
@@ -971,6 +1312,7 @@ static void mgt_print_usage(void)
    VG_(printf)("    --mgt-shm=<file>          the file of chunks records are written into [required]\n");
    VG_(printf)("    --mgt-ret=<fifo>          where chunks come back from the driver [required]\n");
    VG_(printf)("    --mgt-chunks=<n>          how many chunks the file holds [required]\n");
+   VG_(printf)("    --mgt-alter-file=<file>   instructions to alter (record --switch, --suppress)\n");
 }
 
 static void mgt_print_debug_usage(void) {}
@@ -1054,6 +1396,7 @@ static void mgt_post_clo_init(void)
       VG_(exit)(2);
    }
    pending_args = VG_(calloc)("mgt.args", VG_N_THREADS, sizeof(*pending_args));
+   read_alters();
    if (!is_recorded_process()) {
       mgt_recording = False;
       mgt_write_failed = True;
@@ -1100,6 +1443,9 @@ static void mgt_post_clo_init(void)
 
 static void mgt_fini(Int exitcode)
 {
+   if (mgt_recording) {
+      send_alter_counts();
+   }
    need(1);
    put(hdr(MGT_REC_EXIT, 1, (UInt)exitcode));
    send_chunk(False);

@@ -29,7 +29,7 @@
 #ifndef MGT_PROTOCOL_H
 #define MGT_PROTOCOL_H
 
-#define MGT_PROTOCOL_VERSION 3
+#define MGT_PROTOCOL_VERSION 4
 
 /* Size of one chunk of the shared file. */
 #define MGT_CHUNK_BYTES (1 << 20)
@@ -112,6 +112,14 @@
    32..63): it will not run again, and its id is not reused. */
 #define MGT_REC_SB_FREE 14
 
+/* ALTER_COUNT: how often an alteration's instructions ran (record
+   --switch/--suppress, see --mgt-alter-file). Words: slot, executions
+   counted. Sent at the end of the process, one per slot, before EXIT.
+   (Each alteration performed is reported inside the SB_EXEC record of its
+   superblock, by an ALTER site: a record of its own cannot be written
+   while an SB's record is in progress.) */
+#define MGT_REC_ALTER 15
+
 /* EXIT: the process ended. Bits 32..63: exit code (as Valgrind's fini
    saw it). Last record of a whole stream. */
 #define MGT_REC_EXIT 12
@@ -134,6 +142,15 @@
                              the superblock's end is a call */
 #define MGT_SITE_RET    7 /* target, rax, rsp; the superblock's end is a
                              return */
+#define MGT_SITE_ALTER  8 /* instance number (0: this execution was not
+                             altered), address (a switch: where control
+                             went instead; a suppressed call: its target;
+                             else 0). The site's size field holds the
+                             alteration (1 switch, 2 suppress). Written
+                             before the instruction's effects: the
+                             instruction's STORE sites that follow it in
+                             an altered execution wrote to a scratch
+                             buffer of the probe, not the program */
 
 /* Site flags. */
 #define MGT_SITEF_DISP 0x01 /* a displacement word follows the site word:

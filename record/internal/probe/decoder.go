@@ -156,6 +156,8 @@ type Decoder struct {
 	heldExits []schema.ThreadID // thread exits seen after an interruption
 	lastPC    uint64            // the last instruction a BLOCK event covered
 
+	alterCounts map[uint64]uint64 // ALTER_COUNT records: slot to executions
+
 }
 
 // ChunkSource is a raw stream that comes in pieces, which the decoder
@@ -204,6 +206,12 @@ func (s *readerSource) Next() ([]byte, error) {
 
 // Stats returns counts of what was decoded so far.
 func (d *Decoder) Stats() Stats { return d.stats }
+
+// AlterCounts returns, for each alteration slot of record --switch and
+// --suppress (the driver numbers them), how many executions the probe
+// counted; nil when the run had no alterations or the probe did not get to
+// report them (it does so when the process ends).
+func (d *Decoder) AlterCounts() map[uint64]uint64 { return d.alterCounts }
 
 // PID returns the recorded process's pid from the stream's HELLO record.
 func (d *Decoder) PID() uint64 { return d.pid }
@@ -451,6 +459,16 @@ func (d *Decoder) record(h uint64) error {
 			d.plans[top] = planSet{}
 			d.stats.Freed++
 		}
+	case recAlter:
+		if n < 3 {
+			return d.bad("short alteration count record")
+		}
+		slot, count := d.word(), d.word()
+		d.skip(n - 3)
+		if d.alterCounts == nil {
+			d.alterCounts = map[uint64]uint64{}
+		}
+		d.alterCounts[slot] = count
 	case recExit:
 		// The exit code: the recorder takes it, with the signal, from how
 		// Valgrind ends (Finish).
@@ -703,6 +721,11 @@ func checkSite(s *site) error {
 		want = 8
 	case siteRet:
 		want = 3
+	case siteAlter:
+		if s.size != alterSwitch && s.size != alterSuppress {
+			return fmt.Errorf("alteration %d", s.size)
+		}
+		want = 2
 	default:
 		return fmt.Errorf("unknown site kind %d", s.kind)
 	}

@@ -81,7 +81,8 @@ func (d *Decoder) sbExec(h uint64) error {
 	d.r += 8 * words
 	d.stats.Words += uint64(words)
 
-	done := -1 // instructions up to here are covered by BLOCK events
+	done := -1       // instructions up to here are covered by BLOCK events
+	suppressed := -1 // the instruction whose stores an ALTER site suppressed
 	for i := 0; i < nsites; i++ {
 		s := &sb.sites[i]
 		if int(s.insn) > done && int(s.insn) <= last {
@@ -91,6 +92,12 @@ func (d *Decoder) sbExec(h uint64) error {
 			done = min(sb.runEnd[s.insn], last)
 		}
 		w := data[8*sb.wordsBefore[i] : 8*sb.wordsBefore[i+1]]
+		switch {
+		case s.kind == siteAlter && le(w, 0) != 0 && s.size == alterSuppress:
+			suppressed = int(s.insn)
+		case (s.kind == siteStore || s.kind == siteCAS) && int(s.insn) == suppressed:
+			continue // the store went to the probe's scratch buffer
+		}
 		if err := d.site(sb, s, w); err != nil {
 			return err
 		}
@@ -130,8 +137,9 @@ func (d *Decoder) runPlan(p *plan) error {
 // plan makes p, the plan of superblock sb running to its end (exit -1)
 // or out of side exit exit: the events sbExec would emit, as a
 // schema.Sequence. A superblock with a compare-and-swap (a STORE only when
-// it succeeded) or a site schema.NewSequence refuses has a plan without a
-// sequence.
+// it succeeded), an ALTER site (whose events depend on whether that
+// execution was altered) or a site schema.NewSequence refuses has a plan
+// without a sequence.
 func (d *Decoder) plan(sb *superblock, p *plan, exit int) {
 	nsites, last := len(sb.sites), len(sb.insns)-1
 	if exit >= 0 {
@@ -311,6 +319,14 @@ func (d *Decoder) site(sb *superblock, s *site, w []byte) error {
 	case siteRet:
 		ev := d.newEvent(schema.KindReturn)
 		ev.PC, ev.Addr, ev.Value, ev.SP = pc, le(w, 0), le(w, 1), le(w, 2)
+		return d.emit(ev)
+	case siteAlter:
+		n := le(w, 0)
+		if n == 0 {
+			return nil // this execution was not altered
+		}
+		ev := d.newEvent(schema.KindAlter)
+		ev.PC, ev.Num, ev.Count, ev.Addr = pc, uint64(s.size), uint32(n), le(w, 1)
 		return d.emit(ev)
 	}
 	return nil // exits write nothing

@@ -7,7 +7,7 @@
 package probe
 
 // ProtocolVersion is the version of the raw stream this package reads.
-const ProtocolVersion = 3
+const ProtocolVersion = 4
 
 // Record types (MGT_REC_*).
 const (
@@ -25,6 +25,7 @@ const (
 	recExit         = 12
 	recCut          = 13
 	recSBFree       = 14
+	recAlter        = 15
 )
 
 // SB_EXEC flags (MGT_EXECF_*).
@@ -42,6 +43,7 @@ const (
 	siteExit   = 5
 	siteCall   = 6
 	siteRet    = 7
+	siteAlter  = 8
 )
 
 // Site flags (MGT_SITEF_*).
@@ -64,4 +66,10 @@ const (
 	maxRecordWords = 1 << 22
 	maxSBInsns     = 1 << 16
 	maxSBSites     = 1 << 16
+)
+
+// Alterations in an ALTER site's size field (tracepb.Alteration).
+const (
+	alterSwitch   = 1
+	alterSuppress = 2
 )

@@ -64,6 +64,10 @@ type Options struct {
 	Progress func(events uint64, bytes int64)
 	// BatchEvents is passed to the trace writer (0: DefaultBatchEvents).
 	BatchEvents int
+	// Alterations change the run (record --switch, --suppress); an
+	// alteration that cannot be resolved against the program is an error
+	// before it runs.
+	Alterations []Alteration
 }
 
 // Result says how the recording went.
@@ -110,6 +114,10 @@ func Record(opts Options) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", opts.Program, unwrapExec(err))
 	}
+	alters, err := planAlterations(prog, opts.Alterations)
+	if err != nil {
+		return nil, err
+	}
 	probeDir, err := findProbe(opts.ProbeDir)
 	if err != nil {
 		return nil, err
@@ -146,6 +154,13 @@ func Record(opts Options) (*Result, error) {
 	args := []string{"--tool=" + ToolName, "--mgt-out=" + fifo, "-q", "--log-file=" + logPath,
 		"--vex-guest-chase=no", "--trace-children=yes", "--child-silent-after-fork=yes"}
 	args = append(args, chunks.probeArgs()...)
+	if alters != nil {
+		alterFile := filepath.Join(work, "alter")
+		if err := alters.writeFile(alterFile, prog); err != nil {
+			return nil, err
+		}
+		args = append(args, "--mgt-alter-file="+alterFile)
+	}
 	args = append(args, opts.ValgrindArgs...)
 	args = append(args, "--", prog)
 	args = append(args, opts.Args...)
@@ -211,7 +226,7 @@ func Record(opts Options) (*Result, error) {
 	if keep, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
 		go func() { <-exited; keep.Close() }()
 	}
-	finish, runErr := stream(newChunkReader(chunks, pipe), out, hdr, opts, res)
+	finish, runErr := stream(newChunkReader(chunks, pipe), out, hdr, opts, res, alters)
 	pipe.Close()
 	<-exited
 	if err := exitStatus(waitErr, res); err != nil {
@@ -303,7 +318,7 @@ func exitStatus(err error, res *Result) error {
 // It returns the function that ends the trace once the program's exit
 // status is known (nil when the trace was already ended because of an
 // error).
-func stream(pipe io.Reader, out *os.File, hdr *tracepb.Header, opts Options, res *Result) (func(*Result) error, error) {
+func stream(pipe io.Reader, out *os.File, hdr *tracepb.Header, opts Options, res *Result, alters *alterPlan) (func(*Result) error, error) {
 	tables := debuginfo.NewTables()
 	defer tables.Close()
 	s := &sink{tables: tables, warnings: map[string]bool{}}
@@ -339,6 +354,7 @@ func stream(pipe io.Reader, out *os.File, hdr *tracepb.Header, opts Options, res
 		return nil, fmt.Errorf("read the probe's stream: %w", runErr)
 	}
 	res.Warnings = append(res.Warnings, s.warningList()...)
+	res.Warnings = append(res.Warnings, alters.warnings(dec.AlterCounts())...)
 	return func(r *Result) error {
 		if err := dec.Finish(r.Signal, r.Code); err != nil {
 			return fmt.Errorf("write %s: %w", opts.Output, err)
