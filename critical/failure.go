@@ -192,5 +192,5 @@ func joinRules(rules []string) string {
 // siteOf describes the instruction at pc.
 func siteOf(t *schema.Tables, pc uint64) Site {
 	loc := t.Locate(pc)
-	return Site{PC: Hex(pc), Function: loc.Function, File: loc.File, Line: loc.Line}
+	return Site{PC: Hex(pc), Function: loc.Function, File: loc.File, Line: loc.Line, Module: loc.Module}
 }

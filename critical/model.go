@@ -2,6 +2,7 @@ package critical
 
 import (
 	"fmt"
+	"path/filepath"
 
 	"github.com/mgtrace/mgtrace/bugs"
 )
@@ -35,18 +36,23 @@ type Site struct {
 	Function string `json:"function,omitempty"`
 	File     string `json:"file,omitempty"`
 	Line     uint32 `json:"line,omitempty"`
+	Module   string `json:"module,omitempty"`
 }
 
-// String formats the site as "file:line (function)", or less when the
-// debug information is missing.
+// String formats the site as "file:line (function)", or, when the debug
+// information is missing, "function (module)" or "0xPC (module)".
 func (s Site) String() string {
 	switch {
 	case s.File != "" && s.Line != 0 && s.Function != "":
 		return fmt.Sprintf("%s:%d (%s)", s.File, s.Line, s.Function)
 	case s.File != "" && s.Line != 0:
 		return fmt.Sprintf("%s:%d", s.File, s.Line)
+	case s.Function != "" && s.Module != "":
+		return fmt.Sprintf("%s (%s)", s.Function, filepath.Base(s.Module))
 	case s.Function != "":
-		return fmt.Sprintf("%s (%#x)", s.Function, uint64(s.PC))
+		return s.Function
+	case s.Module != "":
+		return fmt.Sprintf("%#x (%s)", uint64(s.PC), filepath.Base(s.Module))
 	}
 	return fmt.Sprintf("%#x", uint64(s.PC))
 }
