@@ -45,7 +45,11 @@ failure is gone (no crash, no violation, no finding of that rule, the
 expected output) and the run ends normally (no signal, exit status 0 or
 --expect-status): the instance is critical. Then the slice's calls and
 stores are tried with record --suppress (a call skipped, returning 0; a
-store skipped), unless --predicates-only.
+store skipped), unless --predicates-only. A predicate that decided the
+failure by what it kept from running (a loop that stopped one node too
+early) is not in the dynamic slice: --beyond-slice tries, after the
+slice's predicates, the program's other branch instances that ran before
+the failure, nearest first.
 
 The program is re-run as given after --, or else as the trace recorded it
 (the executable's path and its arguments), in the current directory, with
@@ -70,6 +74,7 @@ type criticalFlags struct {
 	timeout              time.Duration
 	keep, source         string
 	predicatesOnly       bool
+	beyond               bool
 	maxInstances         int
 	format, output, prog string
 }
@@ -89,6 +94,7 @@ func criticalSetup(fs *pflag.FlagSet) func(*env, []string) error {
 	fs.DurationVar(&f.timeout, "timeout", 30*time.Second, "stop a re-run after `D` (a timeout is an outcome, not an error)")
 	fs.StringVar(&f.keep, "keep", "", "keep the re-runs' traces in `DIR` instead of removing them")
 	fs.BoolVar(&f.predicatesOnly, "predicates-only", false, "try the predicates only, not the calls and stores")
+	fs.BoolVar(&f.beyond, "beyond-slice", false, "after the slice's predicates, also try the program's other branch instances that ran before the failure, nearest first")
 	fs.StringVar(&f.source, "source", ".", "`DIR` to look for source files in when the paths the trace recorded are not readable (matched by path suffix)")
 	fs.IntVar(&f.maxInstances, "max-instructions", 500_000_000, "refuse runs of more than `N` instruction instances for slicing")
 	fs.StringVar(&f.format, "format", "text", "`FORMAT` of the report: text or json")
@@ -178,7 +184,7 @@ func runCritical(e *env, f *criticalFlags, fs *pflag.FlagSet, args []string) err
 	}
 	cfg := critical.Config{
 		Trace: args[0], Oracle: o, Runner: runner, MaxRuns: f.maxRuns, Jobs: f.jobs,
-		Statements: !f.predicatesOnly, Keep: f.keep, SourceDir: f.source, MaxInstances: f.maxInstances,
+		Statements: !f.predicatesOnly, BeyondSlice: f.beyond, Keep: f.keep, SourceDir: f.source, MaxInstances: f.maxInstances,
 	}
 	bar := term.IsTerminal(e.stderr)
 	if bar {
@@ -253,6 +259,9 @@ func writeCritical(w io.Writer, rep *critical.Report) error {
 	s := rep.Slice
 	fmt.Fprintf(bw, "slice of %s: %d instances; in the program's code %d predicate and %d statement instances\n",
 		s.Criterion, s.Instances, s.Predicates, s.Statements)
+	if s.Beyond > 0 {
+		fmt.Fprintf(bw, "beyond the slice: %d predicate instances ran before the failure\n", s.Beyond)
+	}
 	fmt.Fprintf(bw, "re-runs: %d (at most %d)", rep.Runs, rep.MaxRuns)
 	if rep.Untried > 0 {
 		fmt.Fprintf(bw, "; %d candidates not tried (raise --max-runs)", rep.Untried)
@@ -275,6 +284,9 @@ func writeCritical(w io.Writer, rep *critical.Report) error {
 		fmt.Fprintf(bw, "\n%s:\n", title)
 		for _, t := range ts {
 			fmt.Fprintf(bw, "  %-*s  %s", width, shortPoint(t.Candidate), t.Function)
+			if t.Kind == critical.Predicate && !t.InSlice {
+				fmt.Fprint(bw, " (beyond the slice)")
+			}
 			if t.Source != "" {
 				fmt.Fprintf(bw, "  | %s", t.Source)
 			}
@@ -286,7 +298,11 @@ func writeCritical(w io.Writer, rep *critical.Report) error {
 	if len(rep.Tried) > 0 {
 		fmt.Fprintf(bw, "\ntried (nearest the failure first):\n")
 		for _, t := range rep.Tried {
-			fmt.Fprintf(bw, "  %-9s  %-*s  %-13s  %s\n", t.Kind, width, shortPoint(t.Candidate), t.Outcome, t.Detail)
+			where := ""
+			if t.Kind == critical.Predicate && !t.InSlice {
+				where = " (beyond the slice)"
+			}
+			fmt.Fprintf(bw, "  %-9s  %-*s  %-13s  %s%s\n", t.Kind, width, shortPoint(t.Candidate), t.Outcome, t.Detail, where)
 		}
 	}
 	if rep.Kept != "" {

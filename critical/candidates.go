@@ -152,6 +152,9 @@ type found struct {
 	line int32
 	n    int
 	kind CandidateKind
+	// inSlice says the instance itself is in the slice (not a call
+	// leading to it, not a predicate beyond it).
+	inSlice bool
 }
 
 // callFrame is a call on a thread's stack during the numbering pass.
@@ -174,7 +177,11 @@ type callFrame struct {
 // on: skipping it skips all that). Excluded instances (the criterion's
 // own) are no candidates as predicates or stores: skipping the failing
 // access itself would trivially remove the failure; a call stays one.
-func candidates(run *slice.Run, st *statics, members []uint32, exclude map[uint32]bool) (preds, stmts []found) {
+//
+// Others are the program's conditional-branch instances outside the
+// slice that ran before the failure (at or before instance limit), for the
+// search beyond the slice.
+func candidates(run *slice.Run, st *statics, members []uint32, exclude map[uint32]bool, limit uint32) (preds, others, stmts []found) {
 	isMember := make(map[uint32]bool, len(members))
 	for _, m := range members {
 		isMember[m] = true
@@ -193,7 +200,7 @@ func candidates(run *slice.Run, st *statics, members []uint32, exclude map[uint3
 			return
 		}
 		seenStmt[[2]int{int(line), n}] = true
-		stmts = append(stmts, found{inst: inst, line: line, n: n, kind: Statement})
+		stmts = append(stmts, found{inst: inst, line: line, n: n, kind: Statement, inSlice: isMember[inst]})
 	}
 	n := run.Instances()
 	for i := 0; i < n; i++ {
@@ -208,7 +215,9 @@ func candidates(run *slice.Run, st *statics, members []uint32, exclude map[uint3
 			predCount[k]++
 			num = predCount[k]
 			if member && !exclude[ii] {
-				preds = append(preds, found{inst: ii, line: k, n: num, kind: Predicate})
+				preds = append(preds, found{inst: ii, line: k, n: num, kind: Predicate, inSlice: true})
+			} else if !member && ii <= limit {
+				others = append(others, found{inst: ii, line: k, n: num, kind: Predicate})
 			}
 		case roleCall:
 			stmtCount[k]++
@@ -267,8 +276,9 @@ func candidates(run *slice.Run, st *statics, members []uint32, exclude map[uint3
 		return 0
 	}
 	slices.SortFunc(preds, latestFirst)
+	slices.SortFunc(others, latestFirst)
 	slices.SortFunc(stmts, latestFirst)
-	return preds, stmts
+	return preds, others, stmts
 }
 
 // candidate turns a found instance into a report's candidate.
@@ -278,7 +288,7 @@ func (st *statics) candidate(run *slice.Run, f found) Candidate {
 	return Candidate{
 		Kind: f.kind, Point: fmt.Sprintf("%s:%d#%d", l.file, l.line, f.n),
 		File: l.file, Line: l.line, N: f.n,
-		Instance: f.inst, Thread: uint32(run.ThreadOf(f.inst)),
+		Instance: f.inst, Thread: uint32(run.ThreadOf(f.inst)), InSlice: f.inSlice,
 		PC: Hex(pc), Function: run.Tables.Locate(pc).Function,
 	}
 }

@@ -48,6 +48,13 @@ type Config struct {
 	// Statements says to try the slice's calls and stores too (with
 	// record --suppress), after the predicates.
 	Statements bool
+	// BeyondSlice says to try, after the slice's predicates, the other
+	// predicate instances of the program's code that ran before the
+	// failure, nearest first (the predicate switching search over the
+	// whole run): a predicate whose outcome decided the failure by what it
+	// kept from running (a loop that stopped too early) is not in the
+	// dynamic slice.
+	BeyondSlice bool
 	// Keep is a folder to keep the re-runs' traces in ("" removes them).
 	Keep string
 	// SourceDir is where to look for source files whose recorded paths
@@ -138,7 +145,11 @@ func Analyze(ctx context.Context, cfg Config) (*Report, error) {
 		}
 	}
 	st := classify(run)
-	preds, stmts := candidates(run, st, members, exclude)
+	limit := uint32(0)
+	for _, p := range points {
+		limit = max(limit, uint32(p.Last))
+	}
+	preds, others, stmts := candidates(run, st, members, exclude, limit)
 	rep := &Report{
 		Trace: cfg.Trace, Failure: fl, MaxRuns: cfg.MaxRuns, ExpectStatus: o.ExpectStatus,
 		Slice:    SliceInfo{Criterion: points[0].Label, Instances: len(members), Predicates: len(preds), Statements: len(stmts)},
@@ -147,7 +158,11 @@ func Analyze(ctx context.Context, cfg Config) (*Report, error) {
 	if rr, ok := cfg.Runner.(*RecordRunner); ok {
 		rep.Program = rr.Program
 	}
-	todo := preds
+	todo := append([]found(nil), preds...)
+	if cfg.BeyondSlice {
+		rep.Slice.Beyond = len(others)
+		todo = append(todo, others...)
+	}
 	if cfg.Statements {
 		todo = append(todo, stmts...)
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/mgtrace/mgtrace/bugs"
 	"github.com/mgtrace/mgtrace/internal/testprog"
+	"github.com/mgtrace/mgtrace/locate/spec"
 	"github.com/mgtrace/mgtrace/schema"
 	"github.com/mgtrace/mgtrace/slice"
 )
@@ -113,17 +114,16 @@ func TestCaseStudies(t *testing.T) {
 		oracle  Oracle
 		kind    FailureKind
 		guilty  CandidateKind
-		n       int // the guilty instance's number
 		maxRuns int
 		stmts   bool
 	}{
-		{name: "bound", kind: FailCrash, guilty: Predicate, n: 9, maxRuns: 3},
-		{name: "nullcheck", kind: FailCrash, guilty: Predicate, n: 3, maxRuns: 3},
-		{name: "offbyone", kind: FailCrash, guilty: Predicate, n: 5, maxRuns: 3},
-		{name: "grades", kind: FailOutput, guilty: Predicate, n: 3, maxRuns: 3,
+		{name: "bound", kind: FailCrash, guilty: Predicate, maxRuns: 3},
+		{name: "nullcheck", kind: FailCrash, guilty: Predicate, maxRuns: 3},
+		{name: "offbyone", kind: FailCrash, guilty: Predicate, maxRuns: 3},
+		{name: "grades", kind: FailOutput, guilty: Predicate, maxRuns: 3,
 			oracle: Oracle{ExpectOutput: expected, ExpectPath: "grades.expected"}},
-		{name: "doublefree", kind: FailCrash, guilty: Statement, n: 1, maxRuns: 4, stmts: true},
-		{name: "doublefree", kind: FailBug, guilty: Statement, n: 1, maxRuns: 4, stmts: true,
+		{name: "doublefree", kind: FailCrash, guilty: Statement, maxRuns: 4, stmts: true},
+		{name: "doublefree", kind: FailBug, guilty: Statement, maxRuns: 4, stmts: true,
 			oracle: Oracle{Bugs: &bugs.Options{Only: []string{"double_free"}}}},
 	}
 	for _, c := range cases {
@@ -162,12 +162,13 @@ func TestCaseStudies(t *testing.T) {
 				if !c.stmts && tr.Kind == Statement {
 					t.Errorf("statement %s tried without Statements", tr.Point)
 				}
-				if tr.Kind == c.guilty && filepath.Base(tr.File) == c.name+".c" && int(tr.Line) == line && tr.N == c.n {
+				// The guilty instance: the FAULT line's nearest the failure.
+				if guilty == nil && tr.Kind == c.guilty && filepath.Base(tr.File) == c.name+".c" && int(tr.Line) == line {
 					guilty = tr
 				}
 			}
 			if guilty == nil {
-				t.Fatalf("the guilty %s %s.c:%d#%d was not tried; tried %v", c.guilty, c.name, line, c.n, trialList(rep.Tried))
+				t.Fatalf("no %s of the FAULT line %s.c:%d was tried; tried %v", c.guilty, c.name, line, trialList(rep.Tried))
 			}
 			if !strings.Contains(guilty.Source, "FAULT") {
 				t.Errorf("the guilty line's source %q, want the FAULT line's text", guilty.Source)
@@ -198,4 +199,63 @@ func trialList(ts []Trial) []string {
 		out = append(out, fmt.Sprintf("%s %s:%d#%d=%s(%s)", t.Kind, filepath.Base(t.File), t.Line, t.N, t.Outcome, t.Detail))
 	}
 	return out
+}
+
+// TestSpecBeyondSlice searches sorted.c's spec violation: the walk's
+// comparison that stopped one node too early decided the failure by what
+// it kept from running, so it is not in the dynamic slice; the search
+// beyond the slice finds it critical, after every predicate of the slice.
+func TestSpecBeyondSlice(t *testing.T) {
+	const prog = "critical/sorted"
+	bin := testprog.Build(t, prog)
+	trace := testprog.Record(t, bin)
+	line := testprog.Line(t, prog, "/* FAULT")
+	specPath := filepath.Join(testprog.Root(t), "testdata", "programs", prog+".spec")
+	src, err := os.ReadFile(specPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := spec.Parse(specPath, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !recordAlters(t) {
+		t.Skip("record has no --switch yet")
+	}
+	cfg := Config{
+		Trace: trace, Oracle: Oracle{Spec: s}, MaxRuns: 100, Jobs: 2, BeyondSlice: true,
+		Runner: &RecordRunner{Record: testprog.RecordTool(t), Args: []string{"--probe-dir", testprog.Probe(t)},
+			Program: []string{bin}, Timeout: 2 * time.Minute},
+	}
+	rep, err := Analyze(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Failure.Kind != FailSpec || len(rep.Failure.Locations) != 2 {
+		t.Fatalf("failure %+v, want a spec violation reading two nodes", rep.Failure)
+	}
+	if rep.Slice.Beyond == 0 || rep.Untried != 0 {
+		t.Fatalf("slice %+v, untried %d: want predicates beyond the slice, all tried", rep.Slice, rep.Untried)
+	}
+	beyond := false
+	var guilty *Trial
+	for i := range rep.Tried {
+		tr := &rep.Tried[i]
+		if tr.Kind != Predicate {
+			t.Errorf("statement %s tried without Statements", tr.Point)
+		}
+		if tr.InSlice && beyond {
+			t.Errorf("%s from the slice tried after a predicate beyond it", tr.Point)
+		}
+		beyond = beyond || !tr.InSlice
+		if guilty == nil && !tr.InSlice && int(tr.Line) == line {
+			guilty = tr // the FAULT line's nearest the failure beyond the slice
+		}
+	}
+	if guilty == nil {
+		t.Fatalf("no instance of sorted.c:%d beyond the slice was tried: %v", line, trialList(rep.Tried))
+	}
+	if guilty.Outcome != Critical {
+		t.Fatalf("%s: %s (%s), want critical", guilty.Point, guilty.Outcome, guilty.Detail)
+	}
 }

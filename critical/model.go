@@ -113,6 +113,10 @@ type Candidate struct {
 	Thread   uint32 `json:"thread"`
 	PC       Hex    `json:"pc"`
 	Function string `json:"function,omitempty"`
+	// InSlice says the instance is in the failure's slice; a call whose
+	// callee holds slice instances is not, nor is a predicate tried
+	// beyond the slice (Config.BeyondSlice).
+	InSlice bool `json:"in_slice"`
 	// Source is the line's text, when the source file is readable.
 	Source string `json:"source,omitempty"`
 }
@@ -153,9 +157,10 @@ type Trial struct {
 // SliceInfo describes the failure's slice.
 type SliceInfo struct {
 	Criterion  string `json:"criterion"`
-	Instances  int    `json:"instances"`  // instances in the slice
-	Predicates int    `json:"predicates"` // predicate instances in the program's code
-	Statements int    `json:"statements"` // call and store instances in the program's code
+	Instances  int    `json:"instances"`        // instances in the slice
+	Predicates int    `json:"predicates"`       // predicate instances in the program's code
+	Beyond     int    `json:"beyond,omitempty"` // with BeyondSlice: the program's other predicate instances before the failure
+	Statements int    `json:"statements"`       // call and store instances in the program's code
 }
 
 // Report is the result of a critical-predicate search.

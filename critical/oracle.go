@@ -52,7 +52,7 @@ func judge(o *Oracle, fl *Failure, res RunResult, path string, r Rerun) (Outcome
 				return true
 			}
 			v := pr.Violations[0]
-			msg = fmt.Sprintf("constraint %d (%s) violated at C-point %s; %s", v.Constraint, v.Text, pr.Point.Label, ending)
+			msg = fmt.Sprintf("constraint %d violated at C-point %s; %s", v.Constraint, pr.Point.Label, ending)
 			return false
 		})
 		if msg != "" {
