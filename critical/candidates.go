@@ -155,6 +155,9 @@ type found struct {
 	// inSlice says the instance itself is in the slice (not a call
 	// leading to it, not a predicate beyond it).
 	inSlice bool
+	// exact says inst is the instance record alters (not a store that
+	// its line's anchor execution skips).
+	exact bool
 }
 
 // callFrame is a call on a thread's stack during the numbering pass.
@@ -195,12 +198,12 @@ func candidates(run *slice.Run, st *statics, members []uint32, exclude map[uint3
 	}
 	anchor := make(map[threadLine]int) // the thread's last execution of the line's anchor
 	seenStmt := make(map[[2]int]bool)  // (line, n) already a candidate
-	addStmt := func(inst uint32, line int32, n int) {
+	addStmt := func(inst uint32, line int32, n int, exact bool) {
 		if seenStmt[[2]int{int(line), n}] {
 			return
 		}
 		seenStmt[[2]int{int(line), n}] = true
-		stmts = append(stmts, found{inst: inst, line: line, n: n, kind: Statement, inSlice: isMember[inst]})
+		stmts = append(stmts, found{inst: inst, line: line, n: n, kind: Statement, inSlice: isMember[inst], exact: exact})
 	}
 	n := run.Instances()
 	for i := 0; i < n; i++ {
@@ -215,9 +218,9 @@ func candidates(run *slice.Run, st *statics, members []uint32, exclude map[uint3
 			predCount[k]++
 			num = predCount[k]
 			if member && !exclude[ii] {
-				preds = append(preds, found{inst: ii, line: k, n: num, kind: Predicate, inSlice: true})
+				preds = append(preds, found{inst: ii, line: k, n: num, kind: Predicate, inSlice: true, exact: true})
 			} else if !member && ii <= limit {
-				others = append(others, found{inst: ii, line: k, n: num, kind: Predicate})
+				others = append(others, found{inst: ii, line: k, n: num, kind: Predicate, exact: true})
 			}
 		case roleCall:
 			stmtCount[k]++
@@ -227,11 +230,11 @@ func candidates(run *slice.Run, st *statics, members []uint32, exclude map[uint3
 			num = stmtCount[k]
 			anchor[threadLine{run.ThreadOf(ii), k}] = num
 			if member && !exclude[ii] {
-				addStmt(ii, k, num)
+				addStmt(ii, k, num, true)
 			}
 		case roleStore:
 			if a, ok := anchor[threadLine{run.ThreadOf(ii), k}]; ok && member && !exclude[ii] {
-				addStmt(ii, k, a)
+				addStmt(ii, k, a, false)
 			}
 		}
 		cls := s.Info.Class
@@ -244,7 +247,7 @@ func candidates(run *slice.Run, st *statics, members []uint32, exclude map[uint3
 			for j := len(stack) - 1; j >= 0 && !stack[j].marked; j-- {
 				stack[j].marked = true
 				if f := stack[j]; f.line >= 0 {
-					addStmt(f.inst, f.line, f.n)
+					addStmt(f.inst, f.line, f.n, true)
 				}
 			}
 		}
@@ -255,7 +258,7 @@ func candidates(run *slice.Run, st *statics, members []uint32, exclude map[uint3
 				f.line, f.n = k, num
 				if member {
 					f.marked = true
-					addStmt(ii, k, num)
+					addStmt(ii, k, num, true)
 				}
 			}
 			stack = append(stack, f)
@@ -288,7 +291,7 @@ func (st *statics) candidate(run *slice.Run, f found) Candidate {
 	return Candidate{
 		Kind: f.kind, Point: fmt.Sprintf("%s:%d#%d", l.file, l.line, f.n),
 		File: l.file, Line: l.line, N: f.n,
-		Instance: f.inst, Thread: uint32(run.ThreadOf(f.inst)), InSlice: f.inSlice,
+		Instance: f.inst, Thread: uint32(run.ThreadOf(f.inst)), InSlice: f.inSlice, exact: f.exact,
 		PC: Hex(pc), Function: run.Tables.Locate(pc).Function,
 	}
 }

@@ -262,8 +262,11 @@ func try(ctx context.Context, cfg *Config, fl *Failure, cands []Candidate) ([]Tr
 			defer wg.Done()
 			for k := range next {
 				c := cands[k]
-				r := Rerun{Kind: c.Kind, Point: c.Point,
+				r := Rerun{Kind: c.Kind, Point: c.Point, N: c.N,
 					Trace: filepath.Join(dir, fmt.Sprintf("%03d-%s-%s.trace", k+1, c.Kind, safeName(c.Point)))}
+				if c.exact {
+					r.PC = uint64(c.PC)
+				}
 				start := time.Now()
 				res, err := cfg.Runner.Run(ctx, r)
 				t := Trial{Candidate: c}

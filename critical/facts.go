@@ -31,6 +31,10 @@ type facts struct {
 	hasStdoutWrite  bool
 	// alters counts ALTER events: the alterations the recorder made.
 	alters int
+	// alterPC and alterN are the first ALTER event's instruction and the
+	// line's instance number it altered.
+	alterPC uint64
+	alterN  uint64
 	// truncated says the trace was cut short.
 	truncated bool
 }
@@ -67,6 +71,9 @@ func scanTrace(path string) (*facts, error) {
 				f.lastStdoutWrite, f.hasStdoutWrite = ev.Seq, true
 			}
 		case schema.KindAlter:
+			if f.alters == 0 {
+				f.alterPC, f.alterN = ev.PC, uint64(ev.Count)
+			}
 			f.alters++
 		case schema.KindExit:
 			f.ended = true

@@ -117,6 +117,9 @@ type Candidate struct {
 	// callee holds slice instances is not, nor is a predicate tried
 	// beyond the slice (Config.BeyondSlice).
 	InSlice bool `json:"in_slice"`
+	// exact says the candidate's own instruction is the one record
+	// alters (a branch, a call; not a store, skipped with its anchor).
+	exact bool
 	// Source is the line's text, when the source file is readable.
 	Source string `json:"source,omitempty"`
 }

@@ -29,6 +29,9 @@ func judge(o *Oracle, fl *Failure, res RunResult, path string, r Rerun) (Outcome
 	if f.alters == 0 {
 		return NotReached, fmt.Sprintf("the re-run never executed %s (%s)", r.Point, f.ending())
 	}
+	if r.PC != 0 && (f.alterPC != r.PC || f.alterN != uint64(r.N)) {
+		return Error, fmt.Sprintf("record altered the instruction at %#x as instance %d, not the slice's at %#x: the re-run went another way before it, or the instance numbering differs", f.alterPC, f.alterN, r.PC)
+	}
 	ending := f.ending()
 	if f.signal != 0 {
 		ending = fmt.Sprintf("%s at %s", ending, f.fault)

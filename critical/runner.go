@@ -17,6 +17,11 @@ type Rerun struct {
 	Kind  CandidateKind
 	Point string // FILE:LINE#N
 	Trace string // where the re-run's trace goes
+	// PC, when not 0, is the instruction the alteration must hit: the
+	// candidate's, for a branch or a call (a store is skipped with its
+	// line's anchor, another instruction).
+	PC uint64
+	N  int
 }
 
 // RunResult is how a re-run went.
