@@ -67,6 +67,8 @@ func wantJSON(ev *schema.Event, locs map[uint64]string) map[string]any {
 		args()
 	case schema.KindExit:
 		m["value"], m["num"] = h(ev.Value), float64(ev.Num)
+	case schema.KindAlter:
+		m["num"], m["count"], m["addr"] = float64(ev.Num), float64(ev.Count), h(ev.Addr)
 	}
 	return m
 }

@@ -258,7 +258,10 @@ func (p *Program) Resolve(kind Kind, s Spec) (*Rule, error) {
 
 // Function returns the entry instruction of the function named name (an
 // ELF symbol of the main program) and its return instructions (ret), found
-// by decoding its code from the symbol's start to its end.
+// by decoding its code from the symbol's start to its end, with their
+// locations (Loc). A function that also leaves through a tail call (a jmp
+// to another function) has that way out not among rets; a function that
+// never returns has none.
 func (p *Program) Function(name string) (entry Insn, rets []Insn, err error) {
 	var sym *elf.Symbol
 	for i := range p.syms {

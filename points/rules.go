@@ -1,6 +1,7 @@
 package points
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 
@@ -116,8 +117,8 @@ type Rule struct {
 
 // ErrNoBranch and its kin say why a line has no instance for a kind.
 var (
-	ErrNoBranch = fmt.Errorf("no conditional branch on that line")
-	ErrNoEffect = fmt.Errorf("no call and no store on that line")
+	ErrNoBranch = errors.New("no conditional branch on that line")
+	ErrNoEffect = errors.New("no call and no store on that line")
 )
 
 // RuleFor applies the package's instance rules to a line's instructions

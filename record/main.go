@@ -65,8 +65,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	valgrind := fs.String("valgrind", "valgrind", "the valgrind command")
 	vgArgs := fs.StringArray("valgrind-arg", nil, "extra option for valgrind, e.g. --valgrind-arg=--fair-sched=yes (repeatable)")
 	progress := fs.String("progress", "auto", "show progress on standard error: auto (when it is a terminal), always or never")
-	switches := fs.StringArray("switch", nil, "FILE:LINE[#N|#all]: invert the conditional branch of that source line of the main program on its N-th execution (default #1) or on every one (repeatable; see docs/record.md, \"Changing the run\")")
-	suppresses := fs.StringArray("suppress", nil, "FILE:LINE[#N|#all]: skip that line's N-th execution: its call (the call returns 0 in rax at once), or else its stores to memory (repeatable)")
+	switches := fs.StringArray("switch", nil, "invert the conditional branch of the source line `FILE:LINE[#N|#all]` of the main program on its N-th instance (default #1) or on all; N counts the executions of the line's conditional branches, all threads together (repeatable; see docs/record.md, \"Changing the run\")")
+	suppresses := fs.StringArray("suppress", nil, "skip the N-th instance of the source line `FILE:LINE[#N|#all]`: when the line has calls, the call is not made (execution goes on after it with rax = 0) and N counts its calls; otherwise its stores to memory are not done and N counts the executions of its first store instruction (repeatable)")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the recorder itself to this file (for developers)")
 	help := fs.BoolP("help", "h", false, "show this help")
 	if err := fs.Parse(args); err != nil {

@@ -156,7 +156,8 @@ type Visitor interface {
 	// Event is called for every event that is not a BLOCK, LOAD, STORE,
 	// DERIVE, CALL, RETURN or SYSCALL of an instance: thread creation,
 	// exit and switches, signals (after the faulting instance), client
-	// requests, the exit. Unplaced memory, call and syscall events come
+	// requests, ALTER events (record --switch, --suppress: just before the
+	// altered instruction's instance), the exit. Unplaced memory, call and syscall events come
 	// here too, so that nothing is silently lost.
 	Event(ev *schema.Event) error
 }

@@ -532,6 +532,7 @@ static void emit_sb_def(ULong id, IRSB* sb, const Site* sites, UInt nsites)
 #define ALT_SWITCH 1
 #define ALT_CALL 2
 #define ALT_STORE 3
+#define ALT_FOLLOW 4
 #define MAX_ALTERS 256
 
 typedef struct {
@@ -581,7 +582,7 @@ static void read_alters(void)
          p = end;
       }
       while (*p == ' ' || *p == '\n') p++;
-      if (mgt_nalters >= MAX_ALTERS || v[0] >= MAX_ALTERS || v[1] < ALT_SWITCH || v[1] > ALT_STORE) {
+      if (mgt_nalters >= MAX_ALTERS || v[0] >= MAX_ALTERS || v[1] < ALT_SWITCH || v[1] > ALT_FOLLOW) {
          VG_(fmsg)("mgtrace: bad alteration in %s\n", mgt_alter_path);
          VG_(exit)(2);
       }
@@ -725,9 +726,14 @@ static IRSB* alter_sb(IRSB* in, const VexGuestLayout* layout, AlterSB* alt)
       return in;
    }
    IRSB* out = deepCopyIRSBExceptStmts(in);
-   alt->n = 3 * in->stmts_used + 64;
+   /* Each instruction gains at most 10 statements, each store 1. */
+   alt->n = 11 * in->stmts_used + 64;
    alt->kind = VG_(calloc)("mgt.alter", alt->n, 1);
    alt->word = VG_(calloc)("mgt.alter", alt->n, sizeof(IRTemp));
+   IRTemp slot_w[MAX_ALTERS], slot_b[MAX_ALTERS]; /* the anchors met so far */
+   for (UInt k = 0; k < MAX_ALTERS; k++) {
+      slot_w[k] = slot_b[k] = IRTemp_INVALID;
+   }
    const AlterInsn* x = 0; /* the alteration of the current instruction */
    Addr pc = 0, next_pc = 0;
    IRTemp w = IRTemp_INVALID, b = IRTemp_INVALID;
@@ -753,6 +759,16 @@ static IRSB* alter_sb(IRSB* in, const VexGuestLayout* layout, AlterSB* alt)
          if (x != 0 && x->kind == ALT_STORE) {
             w = alter_call(out, x, &b);
             alter_mark(out, alt, 2, w, u64(0));
+            slot_w[x->slot] = w;
+            slot_b[x->slot] = b;
+         } else if (x != 0 && x->kind == ALT_FOLLOW) {
+            if (slot_w[x->slot] == IRTemp_INVALID) {
+               x = 0; /* its anchor is not in this SB: leave it */
+            } else {
+               w = slot_w[x->slot];
+               b = slot_b[x->slot];
+               alter_mark(out, alt, 2, w, u64(0));
+            }
          }
          continue;
       }

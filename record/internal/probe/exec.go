@@ -95,7 +95,7 @@ func (d *Decoder) sbExec(h uint64) error {
 		switch {
 		case s.kind == siteAlter && le(w, 0) != 0 && s.size == alterSuppress:
 			suppressed = int(s.insn)
-		case (s.kind == siteStore || s.kind == siteCAS) && int(s.insn) == suppressed:
+		case s.kind == siteStore && int(s.insn) == suppressed:
 			continue // the store went to the probe's scratch buffer
 		}
 		if err := d.site(sb, s, w); err != nil {

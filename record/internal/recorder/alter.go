@@ -57,6 +57,7 @@ const (
 	probeSwitch = 1
 	probeCall   = 2
 	probeStore  = 3
+	probeFollow = 4
 )
 
 // writeFile writes the probe's alteration file (--mgt-alter-file): one
@@ -86,8 +87,8 @@ func (p *alterPlan) writeFile(path, prog string) error {
 			k := kind
 			if kind == probeStore && i > 0 {
 				// The stores after the anchor are not counted on their
-				// own: only the anchor's executions are instances.
-				continue
+				// own: they follow the anchor's decision.
+				k = probeFollow
 			}
 			fmt.Fprintf(&b, "%d %d %d %d %d %d\n", slot, k, inst, uint64(st.Dev), st.Ino, in.Loc.Offset)
 		}
