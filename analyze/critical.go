@@ -53,7 +53,9 @@ the failure, nearest first.
 
 The program is re-run as given after --, or else as the trace recorded it
 (the executable's path and its arguments), in the current directory, with
-standard input from /dev/null. Re-runs are recorded into a temporary
+standard input from /dev/null. A first re-run, unaltered, must show the
+failure again (else the search stops: the failure does not reproduce);
+--no-baseline skips it. Re-runs are recorded into a temporary
 folder and removed, unless --keep DIR.
 
 Outcomes: critical, failure stays, other failure (the failure is gone but
@@ -74,7 +76,7 @@ type criticalFlags struct {
 	timeout              time.Duration
 	keep, source         string
 	predicatesOnly       bool
-	beyond               bool
+	beyond, noBaseline   bool
 	maxInstances         int
 	format, output, prog string
 }
@@ -95,6 +97,7 @@ func criticalSetup(fs *pflag.FlagSet) func(*env, []string) error {
 	fs.StringVar(&f.keep, "keep", "", "keep the re-runs' traces in `DIR` instead of removing them")
 	fs.BoolVar(&f.predicatesOnly, "predicates-only", false, "try the predicates only, not the calls and stores")
 	fs.BoolVar(&f.beyond, "beyond-slice", false, "after the slice's predicates, also try the program's other branch instances that ran before the failure, nearest first")
+	fs.BoolVar(&f.noBaseline, "no-baseline", false, "skip the first re-run, unaltered, that checks that the failure reproduces")
 	fs.StringVar(&f.source, "source", ".", "`DIR` to look for source files in when the paths the trace recorded are not readable (matched by path suffix)")
 	fs.IntVar(&f.maxInstances, "max-instructions", 500_000_000, "refuse runs of more than `N` instruction instances for slicing")
 	fs.StringVar(&f.format, "format", "text", "`FORMAT` of the report: text or json")
@@ -184,7 +187,7 @@ func runCritical(e *env, f *criticalFlags, fs *pflag.FlagSet, args []string) err
 	}
 	cfg := critical.Config{
 		Trace: args[0], Oracle: o, Runner: runner, MaxRuns: f.maxRuns, Jobs: f.jobs,
-		Statements: !f.predicatesOnly, BeyondSlice: f.beyond, Keep: f.keep, SourceDir: f.source, MaxInstances: f.maxInstances,
+		Statements: !f.predicatesOnly, BeyondSlice: f.beyond, NoBaseline: f.noBaseline, Keep: f.keep, SourceDir: f.source, MaxInstances: f.maxInstances,
 	}
 	bar := term.IsTerminal(e.stderr)
 	if bar {
@@ -261,6 +264,9 @@ func writeCritical(w io.Writer, rep *critical.Report) error {
 		s.Criterion, s.Instances, s.Predicates, s.Statements)
 	if s.Beyond > 0 {
 		fmt.Fprintf(bw, "beyond the slice: %d predicate instances ran before the failure\n", s.Beyond)
+	}
+	if rep.Baseline != "" {
+		fmt.Fprintf(bw, "unaltered re-run: the failure reproduces (%s)\n", rep.Baseline)
 	}
 	fmt.Fprintf(bw, "re-runs: %d (at most %d)", rep.Runs, rep.MaxRuns)
 	if rep.Untried > 0 {

@@ -55,6 +55,9 @@ type Config struct {
 	// kept from running (a loop that stopped too early) is not in the
 	// dynamic slice.
 	BeyondSlice bool
+	// NoBaseline skips the first re-run, without alteration, that checks
+	// that the failure reproduces.
+	NoBaseline bool
 	// Keep is a folder to keep the re-runs' traces in ("" removes them).
 	Keep string
 	// SourceDir is where to look for source files whose recorded paths
@@ -177,7 +180,17 @@ func Analyze(ctx context.Context, cfg Config) (*Report, error) {
 		cands[k].Source = src.line(cands[k].File, int(cands[k].Line))
 	}
 	run = nil // the re-runs need no more of it
-	trials, err := try(ctx, &cfg, &fl, cands)
+	dir, cleanup, err := rerunDir(cfg.Keep)
+	if err != nil {
+		return nil, err
+	}
+	defer cleanup()
+	if !cfg.NoBaseline {
+		if rep.Baseline, err = baseline(ctx, &cfg, &fl, dir); err != nil {
+			return nil, err
+		}
+	}
+	trials, err := try(ctx, &cfg, &fl, cands, dir)
 	if err != nil {
 		return nil, err
 	}
@@ -234,19 +247,46 @@ func sliceMembers(ctx context.Context, run *slice.Run, points []slice.Point) ([]
 	return out, nil
 }
 
-// try re-runs the candidates, cfg.Jobs at a time, and judges each.
-func try(ctx context.Context, cfg *Config, fl *Failure, cands []Candidate) ([]Trial, error) {
-	dir := cfg.Keep
-	if dir == "" {
-		tmp, err := os.MkdirTemp("", "mgtrace-critical-")
-		if err != nil {
-			return nil, fmt.Errorf("a folder for the re-runs: %w", err)
+// rerunDir returns the folder the re-runs' traces go to: keep, or a
+// temporary one that cleanup removes.
+func rerunDir(keep string) (dir string, cleanup func(), err error) {
+	if keep != "" {
+		if err := os.MkdirAll(keep, 0o755); err != nil {
+			return "", nil, fmt.Errorf("--keep: %w", err)
 		}
-		defer os.RemoveAll(tmp)
-		dir = tmp
-	} else if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("--keep: %w", err)
+		return keep, func() {}, nil
 	}
+	tmp, err := os.MkdirTemp("", "mgtrace-critical-")
+	if err != nil {
+		return "", nil, fmt.Errorf("a folder for the re-runs: %w", err)
+	}
+	return tmp, func() { os.RemoveAll(tmp) }, nil
+}
+
+// baseline re-runs the program unaltered: the failure must happen again,
+// or no re-run can say anything about it.
+func baseline(ctx context.Context, cfg *Config, fl *Failure, dir string) (string, error) {
+	r := Rerun{Trace: filepath.Join(dir, "000-baseline.trace")}
+	res, err := cfg.Runner.Run(ctx, r)
+	if err != nil {
+		return "", fmt.Errorf("baseline re-run: %w", err)
+	}
+	outcome, detail := judge(&cfg.Oracle, fl, res, r.Trace, r)
+	if cfg.Keep == "" {
+		os.Remove(r.Trace)
+	}
+	if outcome != Stays {
+		how := fmt.Sprintf("%s: %s", outcome, detail)
+		if outcome == Critical {
+			how = "it ended normally: " + detail
+		}
+		return "", fmt.Errorf("the failure does not reproduce when the program is re-run unaltered (%s); the search needs a failure that every run shows", how)
+	}
+	return detail, nil
+}
+
+// try re-runs the candidates, cfg.Jobs at a time, and judges each.
+func try(ctx context.Context, cfg *Config, fl *Failure, cands []Candidate, dir string) ([]Trial, error) {
 	trials := make([]Trial, len(cands))
 	var (
 		mu       sync.Mutex

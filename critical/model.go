@@ -177,6 +177,9 @@ type Report struct {
 	Critical []Trial `json:"critical"`
 	// Tried are all trials, in the order the candidates were taken.
 	Tried []Trial `json:"tried"`
+	// Baseline says how the unaltered re-run failed (empty when it was
+	// skipped); it is not counted in Runs.
+	Baseline string `json:"baseline,omitempty"`
 	// Untried counts the candidates left when the run budget was spent.
 	Untried int `json:"untried"`
 	Runs    int `json:"runs"`

@@ -26,7 +26,7 @@ func judge(o *Oracle, fl *Failure, res RunResult, path string, r Rerun) (Outcome
 	if err != nil {
 		return Error, err.Error()
 	}
-	if f.alters == 0 {
+	if r.Kind != "" && f.alters == 0 {
 		return NotReached, fmt.Sprintf("the re-run never executed %s (%s)", r.Point, f.ending())
 	}
 	if r.PC != 0 && (f.alterPC != r.PC || f.alterN != uint64(r.N)) {

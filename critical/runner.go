@@ -12,7 +12,8 @@ import (
 )
 
 // Rerun is one re-execution to make: the program again, with one
-// alteration, recorded into Trace.
+// alteration, recorded into Trace. A Kind of "" is the baseline: the
+// program re-run as it was, to see that the failure reproduces.
 type Rerun struct {
 	Kind  CandidateKind
 	Point string // FILE:LINE#N
@@ -69,12 +70,14 @@ func (rr *RecordRunner) Run(ctx context.Context, r Rerun) (RunResult, error) {
 	if len(rr.Program) == 0 {
 		return res, fmt.Errorf("no program to re-run")
 	}
-	flag := "--switch"
-	if r.Kind == Statement {
-		flag = "--suppress"
-	}
 	args := append([]string{"-q"}, rr.Args...)
-	args = append(args, flag, r.Point, "-o", r.Trace, "--")
+	switch r.Kind {
+	case Predicate:
+		args = append(args, "--switch", r.Point)
+	case Statement:
+		args = append(args, "--suppress", r.Point)
+	}
+	args = append(args, "-o", r.Trace, "--")
 	args = append(args, rr.Program...)
 	if rr.Timeout > 0 {
 		var cancel context.CancelFunc

@@ -50,7 +50,7 @@ func TestOutcomesWithoutRecord(t *testing.T) {
 	fr := &fakeRunner{original: trace}
 	var progress []Progress
 	var mu sync.Mutex
-	cfg := Config{Trace: trace, Runner: fr, MaxRuns: 4, Jobs: 1, Statements: true,
+	cfg := Config{Trace: trace, Runner: fr, MaxRuns: 4, Jobs: 1, Statements: true, NoBaseline: true,
 		Progress: func(p Progress) { mu.Lock(); progress = append(progress, p); mu.Unlock() }}
 	rep, err := Analyze(context.Background(), cfg)
 	if err != nil {
@@ -109,13 +109,45 @@ func TestNoFailure(t *testing.T) {
 		t.Errorf("two failures: %v, want 'more than one failure'", err)
 	}
 	// A wrong output: the criterion is the last write to stdout.
-	rep, err := Analyze(context.Background(), Config{Trace: list, Runner: &fakeRunner{original: list}, MaxRuns: 1,
+	rep, err := Analyze(context.Background(), Config{Trace: list, Runner: &fakeRunner{original: list}, MaxRuns: 1, NoBaseline: true,
 		Oracle: Oracle{ExpectOutput: []byte("x\n"), ExpectPath: "x.out"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if rep.Failure.Kind != FailOutput || rep.Failure.Expected != "x.out" || rep.Slice.Instances == 0 || rep.Slice.Predicates == 0 {
 		t.Errorf("failure %+v, slice %+v", rep.Failure, rep.Slice)
+	}
+}
+
+// copyRunner answers every re-run with a copy of one trace.
+type copyRunner struct{ trace string }
+
+func (c copyRunner) Run(ctx context.Context, r Rerun) (RunResult, error) {
+	data, err := os.ReadFile(c.trace)
+	if err != nil {
+		return RunResult{}, err
+	}
+	return RunResult{}, os.WriteFile(r.Trace, data, 0o644)
+}
+
+// TestBaseline: the unaltered re-run must fail as the recorded run did,
+// else the search stops before any alteration.
+func TestBaseline(t *testing.T) {
+	dir := filepath.Join(testprog.Root(t), "testdata", "traces")
+	wild, list := filepath.Join(dir, "wild.trace"), filepath.Join(dir, "list.trace")
+	_, err := Analyze(context.Background(), Config{Trace: wild, Runner: copyRunner{list}})
+	if err == nil || !strings.Contains(err.Error(), "the failure does not reproduce when the program is re-run unaltered (it ended normally: exit 0)") {
+		t.Errorf("a baseline that exits 0: %v", err)
+	}
+	rep, err := Analyze(context.Background(), Config{Trace: wild, Runner: copyRunner{wild}, MaxRuns: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(rep.Baseline, "killed by signal 11 (SIGSEGV) at ") || !strings.Contains(rep.Baseline, "wild.c:") {
+		t.Errorf("baseline %q", rep.Baseline)
+	}
+	if rep.Runs != 1 || rep.Tried[0].Outcome != NotReached {
+		t.Errorf("runs %d, tried %v: want one, not reached (a copy has no ALTER event)", rep.Runs, trialList(rep.Tried))
 	}
 }
 
