@@ -17,6 +17,7 @@ import (
 	"github.com/mgtrace/mgtrace/critical"
 	"github.com/mgtrace/mgtrace/internal/term"
 	"github.com/mgtrace/mgtrace/locate/spec"
+	"github.com/mgtrace/mgtrace/schema"
 )
 
 const criticalHelp = `
@@ -189,15 +190,27 @@ func runCritical(e *env, f *criticalFlags, fs *pflag.FlagSet, args []string) err
 		Trace: args[0], Oracle: o, Runner: runner, MaxRuns: f.maxRuns, Jobs: f.jobs,
 		Statements: !f.predicatesOnly, BeyondSlice: f.beyond, NoBaseline: f.noBaseline, Keep: f.keep, SourceDir: f.source, MaxInstances: f.maxInstances,
 	}
+	var reading *progress
+	if r, err := schema.Open(args[0]); err == nil {
+		if ft := r.Footer(); ft != nil {
+			if reading = newProgress(e.stderr, args[0], r.Size()); reading != nil {
+				total := int64(ft.EventCount)
+				cfg.ReadProgress = func(seq uint64) { reading.update(int64(seq), total) }
+			}
+		}
+		r.Close()
+	}
 	bar := term.IsTerminal(e.stderr)
 	if bar {
 		cfg.Progress = func(p critical.Progress) {
+			reading.clear()
 			fmt.Fprintf(e.stderr, "\ranalyze: critical: %s %d/%d re-runs, %d critical", progressBar(p.Done, p.Total, 24), p.Done, p.Total, p.Critical)
 		}
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	rep, err := critical.Analyze(ctx, cfg)
+	reading.clear()
 	if bar {
 		fmt.Fprintf(e.stderr, "\r%s\r", strings.Repeat(" ", 72))
 	}

@@ -65,6 +65,9 @@ type Config struct {
 	SourceDir string
 	// MaxInstances bounds the instances read for slicing (0: no limit).
 	MaxInstances int
+	// ReadProgress, when set, is called now and then with the event read
+	// while the recorded run is read for slicing.
+	ReadProgress func(seq uint64)
 	// Progress, when set, is called after each re-run.
 	Progress func(Progress)
 }
@@ -129,7 +132,7 @@ func Analyze(ctx context.Context, cfg Config) (*Report, error) {
 			return nil, err
 		}
 	}
-	run, err := loadRun(cfg.Trace, f, o, cfg.MaxInstances)
+	run, err := loadRun(cfg.Trace, f, o, cfg.MaxInstances, cfg.ReadProgress)
 	if err != nil {
 		return nil, err
 	}
@@ -210,13 +213,13 @@ func Analyze(ctx context.Context, cfg Config) (*Report, error) {
 }
 
 // loadRun reads the trace for slicing.
-func loadRun(path string, f *facts, o *Oracle, max int) (*slice.Run, error) {
+func loadRun(path string, f *facts, o *Oracle, max int, progress func(uint64)) (*slice.Run, error) {
 	r, err := schema.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer r.Close()
-	opt := slice.LoadOptions{MaxInstances: max}
+	opt := slice.LoadOptions{MaxInstances: max, Progress: progress}
 	if o.kind() == FailOutput && f.hasStdoutWrite {
 		opt.Events = []uint64{f.lastStdoutWrite}
 	}
