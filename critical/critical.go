@@ -182,7 +182,6 @@ func Analyze(ctx context.Context, cfg Config) (*Report, error) {
 		cands[k] = st.candidate(run, t)
 		cands[k].Source = src.line(cands[k].File, int(cands[k].Line))
 	}
-	run = nil // the re-runs need no more of it
 	dir, cleanup, err := rerunDir(cfg.Keep)
 	if err != nil {
 		return nil, err
