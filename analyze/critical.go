@@ -78,6 +78,7 @@ type criticalFlags struct {
 	keep, source         string
 	predicatesOnly       bool
 	beyond, noBaseline   bool
+	first                bool
 	maxInstances         int
 	format, output, prog string
 }
@@ -98,6 +99,7 @@ func criticalSetup(fs *pflag.FlagSet) func(*env, []string) error {
 	fs.StringVar(&f.keep, "keep", "", "keep the re-runs' traces in `DIR` instead of removing them")
 	fs.BoolVar(&f.predicatesOnly, "predicates-only", false, "try the predicates only, not the calls and stores")
 	fs.BoolVar(&f.beyond, "beyond-slice", false, "after the slice's predicates, also try the program's other branch instances that ran before the failure, nearest first")
+	fs.BoolVar(&f.first, "first", false, "stop at the first critical instance (the re-runs under way finish)")
 	fs.BoolVar(&f.noBaseline, "no-baseline", false, "skip the first re-run, unaltered, that checks that the failure reproduces")
 	fs.StringVar(&f.source, "source", ".", "`DIR` to look for source files in when the paths the trace recorded are not readable (matched by path suffix)")
 	fs.IntVar(&f.maxInstances, "max-instructions", 500_000_000, "refuse runs of more than `N` instruction instances for slicing")
@@ -188,7 +190,7 @@ func runCritical(e *env, f *criticalFlags, fs *pflag.FlagSet, args []string) err
 	}
 	cfg := critical.Config{
 		Trace: args[0], Oracle: o, Runner: runner, MaxRuns: f.maxRuns, Jobs: f.jobs,
-		Statements: !f.predicatesOnly, BeyondSlice: f.beyond, NoBaseline: f.noBaseline, Keep: f.keep, SourceDir: f.source, MaxInstances: f.maxInstances,
+		Statements: !f.predicatesOnly, BeyondSlice: f.beyond, NoBaseline: f.noBaseline, First: f.first, Keep: f.keep, SourceDir: f.source, MaxInstances: f.maxInstances,
 	}
 	var reading *progress
 	if r, err := schema.Open(args[0]); err == nil {
@@ -283,7 +285,7 @@ func writeCritical(w io.Writer, rep *critical.Report) error {
 	}
 	fmt.Fprintf(bw, "re-runs: %d (at most %d)", rep.Runs, rep.MaxRuns)
 	if rep.Untried > 0 {
-		fmt.Fprintf(bw, "; %d candidates not tried (raise --max-runs)", rep.Untried)
+		fmt.Fprintf(bw, "; %d candidates not tried", rep.Untried)
 	}
 	fmt.Fprintf(bw, "; %d critical\n", len(rep.Critical))
 	width := 0

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -86,10 +87,14 @@ func TestCriticalCommand(t *testing.T) {
 	if _, err := os.Stat(rep.Critical[0].Trace); err != nil || !strings.HasPrefix(rep.Critical[0].Trace, keep) {
 		t.Errorf("kept trace %q: %v", rep.Critical[0].Trace, err)
 	}
-	// Text, re-running the recorded program (no --).
-	out, errOut, status = runAnalyze(t, append(args[:len(args)-2], "--max-runs", "1")...)
+	// Text, re-running the recorded program (no --), one at a time up to
+	// the first critical instance: the nearest, the FAULT line's.
+	out, errOut, status = runAnalyze(t, append(args[:len(args)-2], "--max-runs", "5", "-j", "1", "--first")...)
 	if status != 1 || !strings.Contains(out, "critical predicates") || !strings.Contains(out, "/* FAULT") || !strings.Contains(out, "bound.c:") {
 		t.Fatalf("status %d, stderr %q, output:\n%s", status, errOut, out)
+	}
+	if want := fmt.Sprintf("re-runs: 1 (at most 5); %d candidates not tried; 1 critical\n", rep.Runs+rep.Untried-1); !strings.Contains(out, want) {
+		t.Errorf("--first: output lacks %q:\n%s", want, out)
 	}
 }
 

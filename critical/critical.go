@@ -55,6 +55,9 @@ type Config struct {
 	// kept from running (a loop that stopped too early) is not in the
 	// dynamic slice.
 	BeyondSlice bool
+	// First stops taking candidates once one is critical (the re-runs
+	// already under way finish and are reported).
+	First bool
 	// NoBaseline skips the first re-run, without alteration, that checks
 	// that the failure reproduces.
 	NoBaseline bool
@@ -198,6 +201,7 @@ func Analyze(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	rep.Tried = trials
 	rep.Runs = len(trials)
+	rep.Untried += len(cands) - len(trials)
 	for _, kind := range []CandidateKind{Predicate, Statement} {
 		for _, t := range trials {
 			if t.Kind == kind && t.Outcome == Critical {
@@ -297,6 +301,9 @@ func try(ctx context.Context, cfg *Config, fl *Failure, cands []Candidate, dir s
 		firstErr error
 	)
 	next := make(chan int)
+	// slots: a candidate is handed out only when a worker is free, so
+	// that the decision to stop (First) sees every trial that ended.
+	slots := make(chan struct{}, cfg.Jobs)
 	var wg sync.WaitGroup
 	for w := 0; w < min(cfg.Jobs, len(cands)); w++ {
 		wg.Add(1)
@@ -338,21 +345,28 @@ func try(ctx context.Context, cfg *Config, fl *Failure, cands []Candidate, dir s
 					cfg.Progress(Progress{Done: done, Total: len(cands), Critical: critical})
 				}
 				mu.Unlock()
+				<-slots
 			}
 		}()
 	}
+	sent := 0
 	for k := range cands {
-		if ctx.Err() != nil {
+		slots <- struct{}{}
+		mu.Lock()
+		stop := cfg.First && critical > 0
+		mu.Unlock()
+		if ctx.Err() != nil || stop {
 			break
 		}
 		next <- k
+		sent++
 	}
 	close(next)
 	wg.Wait()
 	if firstErr != nil || ctx.Err() != nil {
 		return nil, errors.Join(fmt.Errorf("stopped after %d of %d re-runs", done, len(cands)), ctx.Err())
 	}
-	return trials, nil
+	return trials[:sent], nil
 }
 
 // safeName turns FILE:LINE#N into a file name part: the base name, the

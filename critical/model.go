@@ -180,7 +180,8 @@ type Report struct {
 	// Baseline says how the unaltered re-run failed (empty when it was
 	// skipped); it is not counted in Runs.
 	Baseline string `json:"baseline,omitempty"`
-	// Untried counts the candidates left when the run budget was spent.
+	// Untried counts the candidates left when the run budget was spent
+	// (or, with Config.First, when one was critical).
 	Untried int `json:"untried"`
 	Runs    int `json:"runs"`
 	MaxRuns int `json:"max_runs"`
