@@ -54,7 +54,7 @@ the failure, nearest first.
 
 The program is re-run as given after --, or else as the trace recorded it
 (the executable's path and its arguments), in the current directory, with
-standard input from /dev/null. A first re-run, unaltered, must show the
+standard input from /dev/null (or --stdin FILE). A first re-run, unaltered, must show the
 failure again (else the search stops: the failure does not reproduce);
 --no-baseline skips it. Re-runs are recorded into a temporary
 folder and removed, unless --keep DIR.
@@ -79,6 +79,7 @@ type criticalFlags struct {
 	predicatesOnly       bool
 	beyond, noBaseline   bool
 	first                bool
+	stdin                string
 	maxInstances         int
 	format, output, prog string
 }
@@ -96,6 +97,7 @@ func criticalSetup(fs *pflag.FlagSet) func(*env, []string) error {
 	fs.IntVar(&f.maxRuns, "max-runs", critical.DefaultMaxRuns, "re-run at most `N` times (the nearest candidates first)")
 	fs.IntVarP(&f.jobs, "jobs", "j", 2, "run `N` re-runs at once")
 	fs.DurationVar(&f.timeout, "timeout", 30*time.Second, "stop a re-run after `D` (a timeout is an outcome, not an error)")
+	fs.StringVar(&f.stdin, "stdin", "", "the re-runs read `FILE` as standard input (default: /dev/null)")
 	fs.StringVar(&f.keep, "keep", "", "keep the re-runs' traces in `DIR` instead of removing them")
 	fs.BoolVar(&f.predicatesOnly, "predicates-only", false, "try the predicates only, not the calls and stores")
 	fs.BoolVar(&f.beyond, "beyond-slice", false, "after the slice's predicates, also try the program's other branch instances that ran before the failure, nearest first")
@@ -181,7 +183,12 @@ func runCritical(e *env, f *criticalFlags, fs *pflag.FlagSet, args []string) err
 	if err != nil {
 		return err
 	}
-	runner := &critical.RecordRunner{Record: rec, Program: program, Timeout: f.timeout}
+	if f.stdin != "" {
+		if _, err := os.Stat(f.stdin); err != nil {
+			return fmt.Errorf("--stdin: %w", err)
+		}
+	}
+	runner := &critical.RecordRunner{Record: rec, Program: program, Timeout: f.timeout, Stdin: f.stdin}
 	if f.probeDir != "" {
 		runner.Args = append(runner.Args, "--probe-dir", f.probeDir)
 	}
@@ -316,6 +323,9 @@ func writeCritical(w io.Writer, rep *critical.Report) error {
 	}
 	section("critical predicates (inverting the branch removes the failure)", critical.Predicate)
 	section("critical statements (skipping them removes the failure)", critical.Statement)
+	if len(rep.Tried) == 0 && rep.Untried == 0 {
+		fmt.Fprintf(bw, "\nnothing to try: the slice holds no branch, call or store of the program's code (--beyond-slice tries the program's other branches)\n")
+	}
 	if len(rep.Tried) > 0 {
 		fmt.Fprintf(bw, "\ntried (nearest the failure first):\n")
 		for _, t := range rep.Tried {

@@ -34,6 +34,7 @@ func TestCriticalUsage(t *testing.T) {
 		{[]string{"critical", list, "--record", "/nonexistent/record"}, "analyze: --record: stat /nonexistent/record: no such file or directory\n"},
 		{[]string{"critical", list, "--record", "/bin/true"}, "analyze: " + list + ": the run did not crash (exit 0), and no failure was given (--spec, --bugs or --expect-output)\n"},
 		{[]string{"critical", list, "--record", "/bin/true", "--expect-output", "/nonexistent/out"}, "analyze: --expect-output: open /nonexistent/out: no such file or directory\n"},
+		{[]string{"critical", list, "--record", "/bin/true", "--stdin", "/nonexistent/in"}, "analyze: --stdin: stat /nonexistent/in: no such file or directory\n"},
 		{[]string{"critical", wild, "--record", "/bin/true", "--bugs", "--bug-rules", "double_free"}, "analyze: " + wild + ": analyze bugs finds no bug in the run (rules: double_free)\n"},
 	}
 	for _, tc := range tests {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"strings"
 	"syscall"
@@ -55,6 +56,9 @@ type RecordRunner struct {
 	Program []string
 	// Dir is the working directory of the re-runs ("" = this process's).
 	Dir string
+	// Stdin is a file the re-runs read as standard input ("" =
+	// /dev/null).
+	Stdin string
 	// Timeout bounds each re-run (0: none).
 	Timeout time.Duration
 }
@@ -96,7 +100,14 @@ func (rr *RecordRunner) Run(ctx context.Context, r Rerun) (RunResult, error) {
 	var errOut limitedBuffer
 	out.max, errOut.max = maxStdout, 64<<10
 	cmd.Stdout, cmd.Stderr = &out, &errOut
-	cmd.Stdin = nil
+	if rr.Stdin != "" {
+		in, err := os.Open(rr.Stdin)
+		if err != nil {
+			return res, fmt.Errorf("standard input for the re-run: %w", err)
+		}
+		defer in.Close()
+		cmd.Stdin = in
+	}
 	err := cmd.Run()
 	res.Stdout, res.Stderr = out.b.Bytes(), strings.TrimSpace(errOut.b.String())
 	if ctx.Err() != nil {
