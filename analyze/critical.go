@@ -54,9 +54,9 @@ the failure, nearest first.
 
 The program is re-run as given after --, or else as the trace recorded it
 (the executable's path and its arguments), in the current directory, with
-standard input from /dev/null (or --stdin FILE). A first re-run, unaltered, must show the
-failure again (else the search stops: the failure does not reproduce);
---no-baseline skips it. Re-runs are recorded into a temporary
+standard input from /dev/null (or --stdin FILE). A first re-run, unaltered,
+must show the failure again, or the search stops (the failure does not
+reproduce); --no-baseline skips it. Re-runs are recorded into a temporary
 folder and removed, unless --keep DIR.
 
 Outcomes: critical, failure stays, other failure (the failure is gone but
