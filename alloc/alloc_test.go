@@ -60,3 +60,20 @@ func TestIndex(t *testing.T) {
 		t.Errorf("Overlapping saw %v, want ids 1 and 3", seen)
 	}
 }
+
+func TestEntryPatterns(t *testing.T) {
+	exact, prefixes := EntryPatterns()
+	for _, n := range exact {
+		if fn := Classify(n); fn == NotAlloc || fn == Internal {
+			t.Errorf("EntryPatterns gives %q, which Classify calls %v", n, fn)
+		}
+	}
+	for _, p := range prefixes {
+		if fn := Classify(p + "St11align_val_t"); fn == NotAlloc || fn == Internal {
+			t.Errorf("EntryPatterns gives prefix %q, which Classify does not take", p)
+		}
+	}
+	if len(exact) == 0 || len(prefixes) == 0 {
+		t.Fatal("no patterns")
+	}
+}

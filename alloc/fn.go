@@ -113,3 +113,14 @@ func ClassifyFamily(name string) (Fn, Family) {
 	}
 	return NotAlloc, FamilyNone
 }
+
+// EntryPatterns returns what ClassifyFamily recognises as the allocator's
+// entry points (not its internal functions), for a filter that cannot run
+// Go: exact names (with the __libc_ and @plt spellings) and name prefixes.
+func EntryPatterns() (exact, prefixes []string) {
+	for _, n := range []string{"malloc", "valloc", "pvalloc", "calloc", "realloc", "reallocarray",
+		"memalign", "aligned_alloc", "posix_memalign", "free", "cfree", "free_sized", "free_aligned_sized"} {
+		exact = append(exact, n, "__libc_"+n, n+"@plt")
+	}
+	return exact, []string{"_Znwm", "_Znam", "_ZdlPv", "_ZdaPv"}
+}

@@ -278,6 +278,23 @@ func (d *dumper) appendJSON(b []byte, ev *schema.Event, t *schema.Tables) []byte
 		b = jsonUint(b, "num", ev.Num)
 		b = jsonUint(b, "count", uint64(ev.Count))
 		b = jsonHex(b, "addr", ev.Addr)
+	case schema.KindRegion:
+		b = jsonUint(b, "num", ev.Num)
+		b = jsonUint(b, "count", uint64(ev.Count))
+	case schema.KindMemory, schema.KindRegisters:
+		if ev.Kind == schema.KindMemory {
+			b = jsonHex(b, "addr", ev.Addr)
+		} else {
+			b = jsonUint(b, "num", ev.Num)
+			b = jsonUint(b, "count", uint64(ev.Count))
+		}
+		b = jsonUint(b, "size", uint64(ev.Size))
+		b = jsonHex(b, "value", ev.Value)
+		if ev.Size > 8 {
+			b = append(b, `,"data":"`...)
+			b = appendHexBytes(b, ev.Data)
+			b = append(b, '"')
+		}
 	}
 	return append(b, "}\n"...)
 }
@@ -428,6 +445,23 @@ func (d *dumper) appendText(b []byte, ev *schema.Event, t *schema.Tables) []byte
 			b = fmt.Appendf(b, " (%s)", strings.ToLower(name))
 		}
 		b = fmt.Appendf(b, " count=%d addr=%#x", ev.Count, ev.Addr)
+	case schema.KindRegion:
+		what := "start"
+		if ev.Num != 1 {
+			what = "end"
+		}
+		b = fmt.Appendf(b, " num=%d (%s) count=%d", ev.Num, what, ev.Count)
+	case schema.KindMemory, schema.KindRegisters:
+		if ev.Kind == schema.KindMemory {
+			b = fmt.Appendf(b, " addr=%#x", ev.Addr)
+		} else {
+			b = fmt.Appendf(b, " num=%d (%s) count=%d", ev.Num, schema.Reg(ev.Num), ev.Count)
+		}
+		b = fmt.Appendf(b, " size=%d value=%#x", ev.Size, ev.Value)
+		if ev.Size > 8 {
+			b = append(b, " data="...)
+			b = appendHexBytes(b, ev.Data)
+		}
 	}
 	if ev.Kind.HasPC() {
 		if l := d.loc(t, ev.PC); l != "" {

@@ -69,6 +69,18 @@ func wantJSON(ev *schema.Event, locs map[uint64]string) map[string]any {
 		m["value"], m["num"] = h(ev.Value), float64(ev.Num)
 	case schema.KindAlter:
 		m["num"], m["count"], m["addr"] = float64(ev.Num), float64(ev.Count), h(ev.Addr)
+	case schema.KindRegion:
+		m["num"], m["count"] = float64(ev.Num), float64(ev.Count)
+	case schema.KindMemory, schema.KindRegisters:
+		if ev.Kind == schema.KindMemory {
+			m["addr"] = h(ev.Addr)
+		} else {
+			m["num"], m["count"] = float64(ev.Num), float64(ev.Count)
+		}
+		m["size"], m["value"] = float64(ev.Size), h(ev.Value)
+		if ev.Size > 8 {
+			m["data"] = fmt.Sprintf("%x", ev.Data)
+		}
 	}
 	return m
 }

@@ -65,6 +65,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	valgrind := fs.String("valgrind", "valgrind", "the valgrind command")
 	vgArgs := fs.StringArray("valgrind-arg", nil, "extra option for valgrind, e.g. --valgrind-arg=--fair-sched=yes (repeatable)")
 	progress := fs.String("progress", "auto", "show progress on standard error: auto (when it is a terminal), always or never")
+	from := fs.StringArray("from", nil, "record only from POINT on (repeatable, one region each): FUNC (its entry), FUNC:exit (its return), FILE:LINE, mark:NAME (MGTRACE_MARK), or an instruction count; #K for the K-th time (see docs/record.md)")
+	to := fs.StringArray("to", nil, "end the region of the matching --from at POINT (default: the end of the run)")
 	switches := fs.StringArray("switch", nil, "invert the conditional branch of the source line `FILE:LINE[#N|#all]` of the main program on its N-th instance (default #1) or on all; N counts the executions of the line's conditional branches, all threads together (repeatable; see docs/record.md, \"Changing the run\")")
 	suppresses := fs.StringArray("suppress", nil, "skip the N-th instance of the source line `FILE:LINE[#N|#all]`: when the line has calls, the call is not made (execution goes on after it with rax = 0) and N counts its calls; otherwise its stores to memory are not done and N counts the executions of its first store instruction (repeatable)")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the recorder itself to this file (for developers)")
@@ -106,9 +108,19 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	if out == "" {
 		out = filepath.Base(rest[0]) + ".trace"
 	}
+	if len(alts) > 0 && len(*from) > 0 {
+		fmt.Fprintf(stderr, "record: --switch and --suppress cannot be combined with --from yet: record the whole run\n")
+		return 2
+	}
+	regions, err := parseRegions(rest[0], *from, *to)
+	if err != nil {
+		fmt.Fprintf(stderr, "record: %v\n", err)
+		return 2
+	}
 	opts := recorder.Options{
 		Program: rest[0], Args: rest[1:], Output: out, ProbeDir: *probeDir,
 		Valgrind: *valgrind, ValgrindArgs: *vgArgs, Stdin: stdin, Stdout: stdout, Stderr: stderr,
+		Regions:     regions,
 		Alterations: alts,
 	}
 	showProgress := !*quiet && (*progress == "always" || *progress == "auto" && term.IsTerminal(stderr))

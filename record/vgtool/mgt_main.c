@@ -35,7 +35,9 @@
 #include "pub_tool_vkiscnums.h"
 #include "pub_tool_mallocfree.h"
 #include "pub_tool_hashtable.h"
+#include "pub_tool_debuginfo.h"
 #include "libvex_guest_offsets.h"
+#include "libvex_guest_amd64.h"
 #include "valgrind.h"
 
 #include "protocol.h"
@@ -517,6 +519,454 @@ static void emit_sb_def(ULong id, IRSB* sb, const Site* sites, UInt nsites)
 }
 
 /* ------------------------------------------------------------------ */
+/* Regions (record --from/--to)                                        */
+/* ------------------------------------------------------------------ */
+
+/* The driver writes the triggers to --mgt-region-file, one per line:
+     <index> loc <K> <dev> <ino> <offset>   an instruction, its K-th run
+     <index> mark <K> <name>                the K-th MGTRACE_MARK(name)
+     <index> icount <N>                     N instructions have run
+     <index> none                           never (a region to the end)
+     <index> repeat                         the region starts again at
+                                            its start trigger after it ends
+   Index 2i is region i+1's start, 2i+1 its end; several loc lines with
+   one index make one trigger (any of the instructions counts). An
+   instruction is named as code_file_loc says. */
+#define TRIG_NONE 0
+#define TRIG_LOC 1
+#define TRIG_MARK 2
+#define TRIG_ICOUNT 3
+#define MAX_TRIGGERS 64
+#define MAX_TRIG_LOCS 512
+#define MAX_KEEP 128
+
+typedef struct {
+   UInt kind;
+   ULong k;            /* K-th hit (loc, mark) or instruction count */
+   const HChar* name;  /* marker name */
+} Trigger;
+
+typedef struct {
+   UInt trig;
+   ULong dev, ino, off;
+} TrigLoc;
+
+static const HChar* mgt_region_file = 0;
+static Bool mgt_regions = False;   /* region mode */
+static Bool mgt_in_region = True;  /* full instrumentation */
+static Trigger mgt_trig[MAX_TRIGGERS];
+static UInt mgt_ntrig = 0;
+static TrigLoc mgt_locs[MAX_TRIG_LOCS];
+static UInt mgt_nlocs = 0;
+static UInt mgt_next = 0;          /* the trigger waited for */
+static Bool mgt_repeat[MAX_TRIGGERS / 2]; /* by region: starts again after its end */
+static ULong mgt_hits = 0;         /* its hits so far */
+/* Bumped at each toggle: every translation checks it at entry and has
+   itself retranslated when it changed. */
+static ULong mgt_gen = 1;
+static ULong mgt_icount = 0;       /* instructions run (per superblock) */
+static UInt mgt_region_no = 0;
+static Bool mgt_pending = False;   /* a toggle whose records are not written yet */
+static Addr mgt_resume_pc = 0;     /* the trigger instruction that runs again after a toggle */
+/* Outside regions, the calls and returns the driver wants: those of
+   functions whose name matches (=NAME exact, ^PREFIX), and those of
+   functions whose name Valgrind does not know. The file's "keep" lines. */
+static const HChar* mgt_keep[MAX_KEEP];
+static UInt mgt_nkeep = 0;
+
+/* Whether the call to (or the return from) the function at a is kept
+   outside regions. */
+static Bool keep_function_at(Addr a)
+{
+   const HChar* name = 0;
+   if (mgt_nkeep == 0 || !VG_(get_fnname)(VG_(current_DiEpoch)(), a, &name) || name == 0 || name[0] == 0) {
+      return True;
+   }
+   for (UInt i = 0; i < mgt_nkeep; i++) {
+      const HChar* k = mgt_keep[i];
+      if (k[0] == '=' && VG_(strcmp)(name, k + 1) == 0) {
+         return True;
+      }
+      if (k[0] == '^' && VG_(strncmp)(name, k + 1, VG_(strlen)(k + 1)) == 0) {
+         return True;
+      }
+   }
+   return False;
+}
+
+/* Where the instruction at a comes from: the device and inode of the
+   file it is mapped from and its offset there (which, unlike a, do not
+   depend on where the file was loaded), or False for code not mapped
+   from a file. Region triggers and alterations name instructions so. */
+static Bool code_file_loc(Addr a, ULong* dev, ULong* ino, ULong* off)
+{
+   NSegment const* seg = VG_(am_find_nsegment)(a);
+   if (seg == 0 || seg->kind != SkFileC) {
+      return False;
+   }
+   *dev = seg->dev;
+   *ino = seg->ino;
+   *off = (ULong)seg->offset + (a - seg->start);
+   return True;
+}
+
+/* Whether instruction a is one of the current trigger's. */
+static Bool is_trigger_insn(Addr a)
+{
+   if (mgt_next >= mgt_ntrig || mgt_trig[mgt_next].kind != TRIG_LOC) {
+      return False;
+   }
+   ULong dev, ino, off;
+   if (!code_file_loc(a, &dev, &ino, &off)) {
+      return False;
+   }
+   for (UInt i = 0; i < mgt_nlocs; i++) {
+      if (mgt_locs[i].trig == mgt_next && mgt_locs[i].off == off && mgt_locs[i].ino == ino
+          && mgt_locs[i].dev == dev) {
+         return True;
+      }
+   }
+   return False;
+}
+
+/* The current trigger fired: the region starts or ends. Its records are
+   written at the next translation, which the new generation forces,
+   when no superblock is running and every thread's registers are in its
+   guest state. */
+static void fire(void)
+{
+   mgt_next++;
+   if (mgt_next % 2 == 0 && mgt_repeat[mgt_next / 2 - 1]) {
+      mgt_next -= 2; /* a repeating region waits for its start again */
+   }
+   mgt_hits = 0;
+   mgt_gen++;
+   mgt_pending = True;
+}
+
+static VG_REGPARM(1) void mgt_trigger_hit(ULong pc)
+{
+   if (mgt_resume_pc == pc) {
+      mgt_resume_pc = 0; /* the trigger instruction again, after the toggle */
+      return;
+   }
+   mgt_resume_pc = 0;
+   if (++mgt_hits >= mgt_trig[mgt_next].k) {
+      mgt_resume_pc = pc;
+      fire();
+   }
+}
+
+static void mgt_icount_hit(void)
+{
+   if (mgt_next < mgt_ntrig && mgt_trig[mgt_next].kind == TRIG_ICOUNT
+       && mgt_icount >= mgt_trig[mgt_next].k) {
+      fire();
+   }
+}
+
+/* Writes the client's writable memory as MEMORY records: every readable
+   and writable client segment, a thread stack only from below its stack
+   pointer (the red zone) up. */
+#define MEMORY_PIECE (256 * 1024)
+#define MEMORY_LIMIT ((ULong)1 << 30)
+static void snapshot_memory(void)
+{
+   Addr starts[4096];
+   Int n = VG_(am_get_segment_starts)(SkAnonC | SkFileC | SkShmC, starts, 4096);
+   if (n < 0) {
+      n = 0;
+   }
+   ULong total = 0;
+   for (Int i = 0; i < n; i++) {
+      NSegment const* seg = VG_(am_find_nsegment)(starts[i]);
+      if (seg == 0 || !seg->hasR || !seg->hasW) {
+         continue;
+      }
+      Addr lo = seg->start, hi = seg->end + 1;
+      ThreadId tid;
+      Addr smin, smax;
+      VG_(thread_stack_reset_iter)(&tid);
+      while (VG_(thread_stack_next)(&tid, &smin, &smax)) {
+         Addr sp = VG_(get_SP)(tid);
+         if (sp >= lo && sp < hi && sp - 128 > lo) {
+            lo = (sp - 128) & ~(Addr)7;
+         }
+      }
+      for (Addr a = lo; a < hi && total < MEMORY_LIMIT; ) {
+         SizeT len = hi - a < MEMORY_PIECE ? hi - a : MEMORY_PIECE;
+         if (!VG_(am_is_valid_for_client)(a, len, VKI_PROT_READ)) {
+            break;
+         }
+         SizeT words = 3 + (len + 7) / 8;
+         need(words);
+         put(hdr(MGT_REC_MEMORY, words, 0));
+         put(a);
+         put(len);
+         put_bytes((const UChar*)a, len);
+         a += len;
+         total += len;
+      }
+   }
+}
+
+/* Writes a REGS record for every live thread. */
+static void snapshot_registers(void)
+{
+   static const Int offs[16] = {OFFSET_amd64_RAX, OFFSET_amd64_RCX, OFFSET_amd64_RDX, OFFSET_amd64_RBX,
+                                OFFSET_amd64_RSP, OFFSET_amd64_RBP, OFFSET_amd64_RSI, OFFSET_amd64_RDI,
+                                OFFSET_amd64_R8, OFFSET_amd64_R9, OFFSET_amd64_R10, OFFSET_amd64_R11,
+                                OFFSET_amd64_R12, OFFSET_amd64_R13, OFFSET_amd64_R14, OFFSET_amd64_R15};
+   ThreadId tid;
+   Addr smin, smax;
+   VG_(thread_stack_reset_iter)(&tid);
+   while (VG_(thread_stack_next)(&tid, &smin, &smax)) {
+      need(19);
+      put(hdr(MGT_REC_REGS, 19, tid));
+      for (Int r = 0; r < 16; r++) {
+         ULong v = 0;
+         VG_(get_shadow_regs_area)(tid, (UChar*)&v, 0, offs[r], 8);
+         put(v);
+      }
+      put(VG_(get_IP)(tid));
+      ULong fs = 0;
+      VG_(get_shadow_regs_area)(tid, (UChar*)&fs, 0, offsetof(VexGuestAMD64State, guest_FS_CONST), 8);
+      put(fs);
+   }
+}
+
+/* Writes the records of a toggle that fired: REGION, and at a start the
+   registers and the memory. Called when no superblock runs. */
+static void write_pending(void)
+{
+   if (!mgt_pending || !mgt_recording) {
+      return;
+   }
+   mgt_pending = False;
+   mgt_in_region = (mgt_next % 2) == 1; /* waiting for an end: inside */
+   if (mgt_in_region) {
+      mgt_region_no++;
+      need(1);
+      put(hdr(MGT_REC_REGION, 1, 1 | (mgt_region_no << 8)));
+      snapshot_registers();
+      snapshot_memory();
+   } else {
+      need(1);
+      put(hdr(MGT_REC_REGION, 1, 2 | (mgt_region_no << 8)));
+   }
+}
+
+/* Reads the triggers. Returns False (after a message) when the file is
+   bad: the driver wrote it, so that is a bug, not a user error. */
+static Bool read_regions(void)
+{
+   SysRes r = VG_(open)(mgt_region_file, VKI_O_RDONLY, 0);
+   if (sr_isError(r)) {
+      VG_(fmsg)("mgtrace: cannot open %s\n", mgt_region_file);
+      return False;
+   }
+   Int fd = sr_Res(r);
+   SizeT cap = 1 << 20, len = 0;
+   HChar* buf = VG_(malloc)("mgt.regions", cap + 1);
+   for (;;) {
+      Int got = VG_(read)(fd, buf + len, cap - len);
+      if (got <= 0) break;
+      len += got;
+      if (len == cap) break;
+   }
+   VG_(close)(fd);
+   buf[len] = 0;
+   HChar* line = buf;
+   while (*line) {
+      HChar* end = line;
+      while (*end && *end != '\n') end++;
+      Bool last = *end == 0;
+      *end = 0;
+      HChar* p = line;
+      if (VG_(strncmp)(p, "keep ", 5) == 0) {
+         if (mgt_nkeep < MAX_KEEP) {
+            mgt_keep[mgt_nkeep++] = p + 5;
+         }
+      } else if (*p) {
+         UInt idx = (UInt)VG_(strtoll10)(p, &p);
+         while (*p == ' ') p++;
+         if (idx >= MAX_TRIGGERS) {
+            VG_(fmsg)("mgtrace: too many region triggers\n");
+            return False;
+         }
+         if (idx + 1 > mgt_ntrig) mgt_ntrig = idx + 1;
+         Trigger* t = &mgt_trig[idx];
+         if (VG_(strncmp)(p, "loc ", 4) == 0) {
+            p += 4;
+            t->kind = TRIG_LOC;
+            t->k = VG_(strtoll10)(p, &p);
+            if (mgt_nlocs >= MAX_TRIG_LOCS) {
+               VG_(fmsg)("mgtrace: too many region trigger instructions\n");
+               return False;
+            }
+            mgt_locs[mgt_nlocs].trig = idx;
+            mgt_locs[mgt_nlocs].dev = VG_(strtoull10)(p, &p);
+            mgt_locs[mgt_nlocs].ino = VG_(strtoull10)(p, &p);
+            mgt_locs[mgt_nlocs].off = VG_(strtoull10)(p, &p);
+            mgt_nlocs++;
+         } else if (VG_(strncmp)(p, "mark ", 5) == 0) {
+            p += 5;
+            t->kind = TRIG_MARK;
+            t->k = VG_(strtoll10)(p, &p);
+            while (*p == ' ') p++;
+            t->name = p;
+         } else if (VG_(strncmp)(p, "icount ", 7) == 0) {
+            t->kind = TRIG_ICOUNT;
+            t->k = VG_(strtoll10)(p + 7, &p);
+         } else if (VG_(strcmp)(p, "none") == 0) {
+            t->kind = TRIG_NONE;
+         } else if (VG_(strcmp)(p, "repeat") == 0) {
+            mgt_repeat[idx / 2] = True;
+         } else {
+            VG_(fmsg)("mgtrace: bad region trigger line: %s\n", line);
+            return False;
+         }
+         if (t->k == 0) t->k = 1;
+      }
+      if (last) break;
+      line = end + 1;
+   }
+   mgt_regions = True;
+   mgt_in_region = False;
+   return True;
+}
+
+/* Adds the generation check: when the generation is no longer gen (a
+   region started or ended since this translation was made), leave to
+   addr through an invalidate-icache exit over the whole address space:
+   Valgrind discards every translation at once (the first translation to
+   notice does it; the others are gone with it) and translates anew. */
+static void add_gen_check(IRSB* out, Addr addr, ULong gen)
+{
+   IRTemp g = newIRTemp(out->tyenv, Ity_I64);
+   addStmtToIRSB(out, IRStmt_WrTmp(g, IRExpr_Load(Iend_LE, Ity_I64, u64((ULong)(HWord)&mgt_gen))));
+   IRTemp ne = newIRTemp(out->tyenv, Ity_I1);
+   addStmtToIRSB(out, IRStmt_WrTmp(ne, IRExpr_Binop(Iop_CmpNE64, IRExpr_RdTmp(g), u64(gen))));
+   addStmtToIRSB(out, IRStmt_Put(offsetof(VexGuestAMD64State, guest_CMSTART), u64(0x1000)));
+   addStmtToIRSB(out, IRStmt_Put(offsetof(VexGuestAMD64State, guest_CMLEN), u64(~(ULong)0xfff)));
+   addStmtToIRSB(out, IRStmt_Exit(IRExpr_RdTmp(ne), Ijk_InvalICache, IRConst_U64(addr), OFFSET_amd64_RIP));
+}
+
+/* Adds, at the start of a translation made in generation gen, the check
+   that has it retranslated when the generation changed (an
+   invalidate-icache exit to its own start: Valgrind discards the
+   translations there and translates again), and the instruction count
+   of an icount trigger. */
+static void add_entry_checks(IRSB* out, Addr start, UInt ninsns, ULong gen)
+{
+   if (mgt_next < mgt_ntrig && mgt_trig[mgt_next].kind == TRIG_ICOUNT) {
+      IRTemp old = newIRTemp(out->tyenv, Ity_I64);
+      addStmtToIRSB(out, IRStmt_WrTmp(old, IRExpr_Load(Iend_LE, Ity_I64, u64((ULong)(HWord)&mgt_icount))));
+      IRTemp c = tmp_of(out, IRExpr_Binop(Iop_Add64, IRExpr_RdTmp(old), u64(ninsns)));
+      addStmtToIRSB(out, IRStmt_Store(Iend_LE, u64((ULong)(HWord)&mgt_icount), IRExpr_RdTmp(c)));
+      IRTemp reached = newIRTemp(out->tyenv, Ity_I1);
+      addStmtToIRSB(out, IRStmt_WrTmp(reached, IRExpr_Binop(Iop_CmpLE64U, u64(mgt_trig[mgt_next].k), IRExpr_RdTmp(c))));
+      IRDirty* d = unsafeIRDirty_0_N(0, "mgt_icount_hit", VG_(fnptr_to_fnentry)(&mgt_icount_hit), mkIRExprVec_0());
+      d->guard = IRExpr_RdTmp(reached);
+      addStmtToIRSB(out, IRStmt_Dirty(d));
+   }
+   add_gen_check(out, start, gen);
+}
+
+/* Adds the count of a trigger instruction at pc. Outside a region
+   (exit_now) the translation then leaves at pc when the trigger fired,
+   so that the region starts exactly there; inside, the superblock runs
+   to its end and the region ends with it. */
+static void add_trigger_hook(IRSB* out, Addr pc, ULong gen, Bool exit_now)
+{
+   IRDirty* d = unsafeIRDirty_0_N(1, "mgt_trigger_hit", VG_(fnptr_to_fnentry)(&mgt_trigger_hit),
+                                  mkIRExprVec_1(u64(pc)));
+   addStmtToIRSB(out, IRStmt_Dirty(d));
+   if (exit_now) {
+      add_gen_check(out, pc, gen);
+   }
+}
+
+/* Adds, at the end of a superblock that ends with a call or a return,
+   the XCALL or XRET record. */
+static void add_xcall(IRSB* out, Bool call, Addr pc)
+{
+   UInt words = call ? 10 : 5;
+   IRTemp c0 = newIRTemp(out->tyenv, Ity_I64);
+   addStmtToIRSB(out, IRStmt_WrTmp(c0, IRExpr_Load(Iend_LE, Ity_I64, u64((ULong)(HWord)&mgt_cur))));
+   IRTemp e0 = newIRTemp(out->tyenv, Ity_I64);
+   addStmtToIRSB(out, IRStmt_WrTmp(e0, IRExpr_Load(Iend_LE, Ity_I64, u64((ULong)(HWord)&mgt_end))));
+   IRTemp room = tmp_of(out, IRExpr_Binop(Iop_Sub64, IRExpr_RdTmp(e0), IRExpr_RdTmp(c0)));
+   IRTemp full = newIRTemp(out->tyenv, Ity_I1);
+   addStmtToIRSB(out, IRStmt_WrTmp(full, IRExpr_Binop(Iop_CmpLT64U, IRExpr_RdTmp(room), u64(8 * (words + 1)))));
+   IRDirty* d = unsafeIRDirty_0_N(1, "mgt_slow_path", VG_(fnptr_to_fnentry)(&mgt_slow_path),
+                                  mkIRExprVec_1(u64(words + 1)));
+   d->guard = IRExpr_RdTmp(full);
+   d->mFx = Ifx_Modify;
+   d->mAddr = u64((ULong)(HWord)&mgt_cur);
+   d->mSize = 8;
+   addStmtToIRSB(out, IRStmt_Dirty(d));
+   Emit em = {out, newIRTemp(out->tyenv, Ity_I64), 0};
+   addStmtToIRSB(out, IRStmt_WrTmp(em.t0, IRExpr_Load(Iend_LE, Ity_I64, u64((ULong)(HWord)&mgt_cur))));
+   addStmtToIRSB(out, IRStmt_Store(Iend_LE, IRExpr_RdTmp(em.t0),
+                                   u64(hdr(call ? MGT_REC_XCALL : MGT_REC_XRET, words, 0))));
+   emit_word(&em, u64(pc));
+   IRExpr* next = out->next;
+   if (next->tag != Iex_RdTmp && next->tag != Iex_Const) {
+      next = IRExpr_RdTmp(tmp_of(out, next));
+   }
+   emit_word(&em, next);
+   if (call) {
+      static const Int args[6] = {OFFSET_amd64_RDI, OFFSET_amd64_RSI, OFFSET_amd64_RDX,
+                                  OFFSET_amd64_RCX, OFFSET_amd64_R8, OFFSET_amd64_R9};
+      for (Int a = 0; a < 6; a++) {
+         emit_word(&em, IRExpr_RdTmp(tmp_of(out, IRExpr_Get(args[a], Ity_I64))));
+      }
+   } else {
+      emit_word(&em, IRExpr_RdTmp(tmp_of(out, IRExpr_Get(OFFSET_amd64_RAX, Ity_I64))));
+   }
+   emit_word(&em, IRExpr_RdTmp(tmp_of(out, IRExpr_Get(OFFSET_amd64_RSP, Ity_I64))));
+   emit_commit(&em);
+}
+
+/* Instruments a superblock outside any region: the generation check,
+   the trigger instructions, and the call or return that ends it. */
+static IRSB* instrument_outside(IRSB* in)
+{
+   ULong gen = mgt_gen;
+   IRSB* out = deepCopyIRSBExceptStmts(in);
+   UInt ninsns = 0;
+   for (Int i = 0; i < in->stmts_used; i++) {
+      if (in->stmts[i]->tag == Ist_IMark) ninsns++;
+   }
+   Bool started = False;
+   Addr last = 0;
+   for (Int i = 0; i < in->stmts_used; i++) {
+      IRStmt* st = in->stmts[i];
+      addStmtToIRSB(out, st);
+      if (st->tag != Ist_IMark) {
+         continue;
+      }
+      last = st->Ist.IMark.addr;
+      if (!started) {
+         started = True;
+         add_entry_checks(out, last, ninsns, gen);
+      }
+      if (is_trigger_insn(last)) {
+         add_trigger_hook(out, last, gen, True);
+      }
+   }
+   if (started && in->jumpkind == Ijk_Call
+       && (in->next->tag != Iex_Const || keep_function_at((Addr)in->next->Iex.Const.con->Ico.U64))) {
+      add_xcall(out, True, last);
+   }
+   if (started && in->jumpkind == Ijk_Ret && keep_function_at(last)) {
+      add_xcall(out, False, last);
+   }
+   return out;
+}
+
+/* ------------------------------------------------------------------ */
 /* Alterations (record --switch, --suppress)                           */
 /* ------------------------------------------------------------------ */
 
@@ -602,14 +1052,13 @@ static void read_alters(void)
 /* The alteration of the instruction at a, or 0. */
 static const AlterInsn* alter_at(Addr a)
 {
-   NSegment const* seg = VG_(am_find_nsegment)(a);
-   if (seg == 0 || seg->kind != SkFileC) {
+   ULong dev, ino, off;
+   if (!code_file_loc(a, &dev, &ino, &off)) {
       return 0;
    }
-   ULong off = seg->offset + (a - seg->start);
    for (UInt i = 0; i < mgt_nalters; i++) {
       const AlterInsn* x = &mgt_alters[i];
-      if (x->offset == off && x->ino == seg->ino && x->dev == seg->dev) {
+      if (x->offset == off && x->ino == ino && x->dev == dev) {
          return x;
       }
    }
@@ -853,6 +1302,15 @@ static IRSB* mgt_instrument(VgCallbackClosure* closure, IRSB* in, const VexGuest
    if (!mgt_recording) {
       return in;
    }
+   write_pending();
+   if (mgt_regions && !mgt_in_region) {
+      return instrument_outside(in);
+   }
+   ULong gen = mgt_gen;
+   UInt ninsns = 0;
+   for (Int i = 0; i < in->stmts_used; i++) {
+      if (in->stmts[i]->tag == Ist_IMark) ninsns++;
+   }
    AlterSB alt;
    in = alter_sb(in, layout, &alt);
    IRTypeEnv* env = in->tyenv;
@@ -982,6 +1440,9 @@ static IRSB* mgt_instrument(VgCallbackClosure* closure, IRSB* in, const VexGuest
       if (!started && st->tag == Ist_IMark) {
          addStmtToIRSB(out, st);
          started = True;
+         if (mgt_regions) {
+            add_entry_checks(out, st->Ist.IMark.addr, ninsns, gen);
+         }
          /* Prologue: settle an SB that was interrupted without a
             callback (Valgrind restarts an instruction after growing the
             stack), make room, write the header, publish it. */
@@ -1013,10 +1474,16 @@ static IRSB* mgt_instrument(VgCallbackClosure* closure, IRSB* in, const VexGuest
          addStmtToIRSB(out, IRStmt_Store(Iend_LE, u64((ULong)(HWord)&mgt_sb_hdr), IRExpr_RdTmp(em.t0)));
          em.off = 0;
          emit_commit(&em);
+         if (mgt_regions && is_trigger_insn(st->Ist.IMark.addr)) {
+            add_trigger_hook(out, st->Ist.IMark.addr, gen, False);
+         }
          continue;
       }
       if (!started || si >= nsites || sites[si].stmt != i) {
          addStmtToIRSB(out, st);
+         if (mgt_regions && st->tag == Ist_IMark && is_trigger_insn(st->Ist.IMark.addr)) {
+            add_trigger_hook(out, st->Ist.IMark.addr, gen, False);
+         }
          continue;
       }
       const Site* s = &sites[si];
@@ -1294,6 +1761,12 @@ static Bool on_client_request(ThreadId tid, UWord* args, UWord* ret)
    put(args[4]);
    put(nlen);
    put_bytes((const UChar*)name, nlen);
+   if (code == MGT_REQ_MARK && mgt_next < mgt_ntrig && mgt_trig[mgt_next].kind == TRIG_MARK
+       && mgt_trig[mgt_next].name != 0 && nlen == VG_(strlen)(mgt_trig[mgt_next].name)
+       && VG_(strncmp)(name, mgt_trig[mgt_next].name, nlen) == 0
+       && ++mgt_hits >= mgt_trig[mgt_next].k) {
+      fire();
+   }
    *ret = 0;
    return True;
 }
@@ -1316,6 +1789,9 @@ static Bool mgt_process_cmd_line_option(const HChar* arg)
    if (VG_BINT_CLO(arg, "--mgt-chunks", mgt_nchunks, 2, MAX_CHUNKS)) {
       return True;
    }
+   if (VG_STR_CLO(arg, "--mgt-region-file", mgt_region_file)) {
+      return True;
+   }
    if (VG_STR_CLO(arg, "--mgt-alter-file", mgt_alter_path)) {
       return True;
    }
@@ -1328,6 +1804,7 @@ static void mgt_print_usage(void)
    VG_(printf)("    --mgt-shm=<file>          the file of chunks records are written into [required]\n");
    VG_(printf)("    --mgt-ret=<fifo>          where chunks come back from the driver [required]\n");
    VG_(printf)("    --mgt-chunks=<n>          how many chunks the file holds [required]\n");
+   VG_(printf)("    --mgt-region-file=<file>  record only the regions whose triggers the file lists\n");
    VG_(printf)("    --mgt-alter-file=<file>   instructions to alter (record --switch, --suppress)\n");
 }
 
@@ -1412,6 +1889,9 @@ static void mgt_post_clo_init(void)
       VG_(exit)(2);
    }
    pending_args = VG_(calloc)("mgt.args", VG_N_THREADS, sizeof(*pending_args));
+   if (mgt_region_file != 0 && !read_regions()) {
+      VG_(exit)(2);
+   }
    read_alters();
    if (!is_recorded_process()) {
       mgt_recording = False;
@@ -1461,6 +1941,13 @@ static void mgt_fini(Int exitcode)
 {
    if (mgt_recording) {
       send_alter_counts();
+   }
+   if (mgt_regions && !mgt_in_region && mgt_last_tid != VG_INVALID_THREADID) {
+      /* No superblock record says where the program stopped. */
+      need(3);
+      put(hdr(MGT_REC_STOPPED, 3, 0));
+      put(mgt_last_tid);
+      put(VG_(get_IP)(mgt_last_tid));
    }
    need(1);
    put(hdr(MGT_REC_EXIT, 1, (UInt)exitcode));

@@ -124,6 +124,37 @@
    saw it). Last record of a whole stream. */
 #define MGT_REC_EXIT 12
 
+/* Region recording (record --from/--to). Without --mgt-region-file the
+   probe records the whole run and writes none of these. With it, the run
+   starts outside any region: superblocks are translated without their
+   memory sites, and only the calls and returns that end them are written
+   (XCALL, XRET), for the driver to keep the allocator's. When a region's
+   start trigger fires, the probe writes REGION (start), then a REGS record
+   per live thread and MEMORY records for the client's writable memory,
+   and retranslates every superblock with full instrumentation (until the
+   end trigger, which writes REGION (end)). */
+
+/* REGION: bits 32..39: 1 the region starts, 2 it ends; bits 40..63: the
+   region's number (from 1). No words. */
+#define MGT_REC_REGION 16
+/* MEMORY: words: start address, length in bytes, then the bytes padded
+   with zeros to a whole word. The client's memory when a region starts. */
+#define MGT_REC_MEMORY 17
+/* REGS: bits 32..63: the Valgrind thread id. Words: rax, rcx, rdx, rbx,
+   rsp, rbp, rsi, rdi, r8..r15 (tracepb.Register order 1..16), rip,
+   fs_base. A thread's registers when a region starts. */
+#define MGT_REC_REGS 18
+/* XCALL: outside regions, a superblock ended with a call. Words: pc of
+   the call instruction, target, rdi, rsi, rdx, rcx, r8, r9, rsp. */
+#define MGT_REC_XCALL 20
+/* XRET: outside regions, a superblock ended with a return. Words: pc of
+   the ret instruction, target, rax, rsp. */
+#define MGT_REC_XRET 21
+
+/* STOPPED: outside regions, the process ended: words: the Valgrind
+   thread that ran last, its guest pc (where a fatal signal hit it). */
+#define MGT_REC_STOPPED 22
+
 /* Site kinds and the data words each writes (in this order). */
 #define MGT_SITE_LOAD   1 /* addr (written before the access), then the
                              value: 1 word for 1..8 bytes, size/8 words

@@ -290,3 +290,14 @@ func (t *Tables) Close() error {
 	}
 	return errors.Join(errs...)
 }
+
+// FunctionName returns the name of the function at pc in the modules
+// mapped now (a PLT stub's name ends in "@plt"), or "" when none is
+// known.
+func (t *Tables) FunctionName(pc uint64) string {
+	tm := t.moduleAt(pc)
+	if tm == nil || tm.mod == nil {
+		return ""
+	}
+	return tm.mod.Lookup(pc).Function
+}

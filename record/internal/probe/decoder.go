@@ -473,6 +473,53 @@ func (d *Decoder) record(h uint64) error {
 		// The exit code: the recorder takes it, with the signal, from how
 		// Valgrind ends (Finish).
 		d.skip(n - 1)
+	case recRegion:
+		d.skip(n - 1)
+		ev := d.newEvent(schema.KindRegion)
+		ev.Num, ev.Count = top&0xff, uint32(top>>8)
+		if ev.Num != 1 && ev.Num != 2 {
+			return d.bad("region record with num %d", ev.Num)
+		}
+		// Outside a region nothing says where the threads are.
+		d.cut.ok, d.cut.havePending, d.lastPC = false, false, 0
+		return d.emit(ev)
+	case recStopped:
+		if n < 3 {
+			return d.bad("short stopped record")
+		}
+		// The thread may have exited already (a fatal signal ends the
+		// threads first): then it is the one that ran last.
+		if t, ok := d.threadOf[d.word()]; ok {
+			if err := d.switchTo(t); err != nil {
+				return err
+			}
+		}
+		d.lastPC = d.word()
+		d.skip(n - 3)
+	case recMemory:
+		return d.memory(n)
+	case recRegs:
+		return d.registers(top, n)
+	case recXCall:
+		if n < 10 {
+			return d.bad("short xcall record")
+		}
+		ev := d.newEvent(schema.KindCall)
+		ev.PC, ev.Addr = d.word(), d.word()
+		for i := range ev.Args {
+			ev.Args[i] = d.word()
+		}
+		ev.SP = d.word()
+		d.skip(n - 10)
+		return d.emit(ev)
+	case recXRet:
+		if n < 5 {
+			return d.bad("short xret record")
+		}
+		ev := d.newEvent(schema.KindReturn)
+		ev.PC, ev.Addr, ev.Value, ev.SP = d.word(), d.word(), d.word(), d.word()
+		d.skip(n - 5)
+		return d.emit(ev)
 	default:
 		d.skip(n - 1) // unknown record: its length lets us skip it
 	}
@@ -733,4 +780,78 @@ func checkSite(s *site) error {
 		return fmt.Errorf("kind %d writes %d words, want %d", s.kind, s.nwords, want)
 	}
 	return nil
+}
+
+// memory reads a MEMORY record of n words: the bytes of a range when a
+// region starts, emitted as MEMORY events of up to schema.MaxAccessSize
+// bytes each.
+func (d *Decoder) memory(n int) error {
+	if n < 3 {
+		return d.bad("short memory record")
+	}
+	addr, length := d.word(), d.word()
+	if length > uint64(8*(n-3)) {
+		return d.bad("memory record of %d bytes in %d words", length, n)
+	}
+	b := d.buf[d.r : d.r+int(length)]
+	for off := 0; off < len(b); off += schema.MaxAccessSize {
+		piece := b[off:min(off+schema.MaxAccessSize, len(b))]
+		ev := d.newEvent(schema.KindMemory)
+		ev.Addr, ev.Size = addr+uint64(off), uint32(len(piece))
+		ev.Value = lowBytes(piece)
+		if len(piece) > 8 {
+			ev.Data = append(ev.Data[:0], piece...)
+		}
+		if err := d.emit(ev); err != nil {
+			return err
+		}
+	}
+	d.skip(n - 3)
+	return nil
+}
+
+// regsOrder is the order of a REGS record's words, as Register numbers.
+var regsOrder = [18]schema.Reg{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 19}
+
+// registers reads a REGS record (Valgrind thread vt, n words) and emits
+// its REGISTERS events: rax..rdi, r8..r15, rip, fs_base.
+func (d *Decoder) registers(vt uint64, n int) error {
+	if n < 1+len(regsOrder) {
+		return d.bad("short regs record")
+	}
+	var words [len(regsOrder)]uint64
+	for i := range words {
+		words[i] = d.word()
+	}
+	d.skip(n - 1 - len(regsOrder))
+	t := d.thread(vt)
+	for i := 0; i < len(words); {
+		j := i + 1
+		for j < len(words) && j-i < schema.MaxAccessSize/8 && regsOrder[j] == regsOrder[j-1]+1 {
+			j++
+		}
+		ev := d.newEvent(schema.KindRegisters)
+		ev.Num, ev.Count, ev.Size = uint64(regsOrder[i]), uint32(t), uint32(8*(j-i))
+		ev.Value = words[i]
+		if j-i > 1 {
+			for _, w := range words[i:j] {
+				ev.Data = binary.LittleEndian.AppendUint64(ev.Data, w)
+			}
+		}
+		if err := d.emit(ev); err != nil {
+			return err
+		}
+		i = j
+	}
+	return nil
+}
+
+// lowBytes returns the first (up to) 8 bytes of b as a little-endian
+// integer.
+func lowBytes(b []byte) uint64 {
+	var v uint64
+	for i := min(len(b), 8) - 1; i >= 0; i-- {
+		v = v<<8 | uint64(b[i])
+	}
+	return v
 }

@@ -25,6 +25,12 @@ const (
 	recExit         = 12
 	recCut          = 13
 	recSBFree       = 14
+	recRegion       = 16
+	recMemory       = 17
+	recRegs         = 18
+	recXCall        = 20
+	recXRet         = 21
+	recStopped      = 22
 	recAlter        = 15
 )
 

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"strings"
-	"syscall"
 
 	"github.com/mgtrace/mgtrace/points"
 )
@@ -65,13 +64,9 @@ const (
 // instruction located by the device and inode of the program's file and
 // its offset there.
 func (p *alterPlan) writeFile(path, prog string) error {
-	fi, err := os.Stat(prog)
+	dev, ino, err := fileIdentity(prog)
 	if err != nil {
 		return fmt.Errorf("alterations: %w", err)
-	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok {
-		return fmt.Errorf("alterations: no device and inode for %s", prog)
 	}
 	var b strings.Builder
 	for slot, r := range p.rules {
@@ -90,7 +85,7 @@ func (p *alterPlan) writeFile(path, prog string) error {
 				// own: they follow the anchor's decision.
 				k = probeFollow
 			}
-			fmt.Fprintf(&b, "%d %d %d %d %d %d\n", slot, k, inst, uint64(st.Dev), st.Ino, in.Loc.Offset)
+			fmt.Fprintf(&b, "%d %d %d %d %d %d\n", slot, k, inst, dev, ino, in.Loc.Offset)
 		}
 	}
 	if err := os.WriteFile(path, []byte(b.String()), 0o600); err != nil {

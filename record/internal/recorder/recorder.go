@@ -64,6 +64,9 @@ type Options struct {
 	Progress func(events uint64, bytes int64)
 	// BatchEvents is passed to the trace writer (0: DefaultBatchEvents).
 	BatchEvents int
+	// Regions, when set, are the only parts of the run recorded in full;
+	// outside them the trace keeps what keeps it whole (see Region).
+	Regions []Region
 	// Alterations change the run (record --switch, --suppress); an
 	// alteration that cannot be resolved against the program is an error
 	// before it runs.
@@ -154,6 +157,13 @@ func Record(opts Options) (*Result, error) {
 	args := []string{"--tool=" + ToolName, "--mgt-out=" + fifo, "-q", "--log-file=" + logPath,
 		"--vex-guest-chase=no", "--trace-children=yes", "--child-silent-after-fork=yes"}
 	args = append(args, chunks.probeArgs()...)
+	if len(opts.Regions) > 0 {
+		path, err := writeRegions(work, opts.Regions)
+		if err != nil {
+			return nil, err
+		}
+		args = append(args, "--mgt-region-file="+path)
+	}
 	if alters != nil {
 		alterFile := filepath.Join(work, "alter")
 		if err := alters.writeFile(alterFile, prog); err != nil {
@@ -321,7 +331,7 @@ func exitStatus(err error, res *Result) error {
 func stream(pipe io.Reader, out *os.File, hdr *tracepb.Header, opts Options, res *Result, alters *alterPlan) (func(*Result) error, error) {
 	tables := debuginfo.NewTables()
 	defer tables.Close()
-	s := &sink{tables: tables, warnings: map[string]bool{}}
+	s := &sink{tables: tables, warnings: map[string]bool{}, calls: newOutsideCalls(len(opts.Regions) > 0)}
 	w, err := schema.NewWriter(out, hdr, schema.WriterOptions{
 		BatchEvents:   orDefault(opts.BatchEvents, DefaultBatchEvents),
 		PendingTables: tables.Flush,
@@ -380,9 +390,15 @@ type sink struct {
 	mainPath string
 	mainSeen bool
 	warnings map[string]bool
+	calls    *outsideCalls
 }
 
-func (s *sink) Event(ev *schema.Event) error { return s.w.Write(ev) }
+func (s *sink) Event(ev *schema.Event) error {
+	if !s.calls.keep(ev, s.tables.FunctionName) {
+		return nil
+	}
+	return s.w.Write(ev)
+}
 
 // Block, Access and Sequence take the most frequent events straight to the
 // writer.
