@@ -310,8 +310,32 @@ func writeCritical(w io.Writer, rep *critical.Report) error {
 			return
 		}
 		fmt.Fprintf(bw, "\n%s:\n", title)
+		// The instances of one line with the same verdict (a loop's
+		// iterations) are one entry, FILE:LINE#9,#8,#7, where the line's
+		// nearest instance comes.
+		type key struct {
+			file    string
+			line    uint32
+			detail  string
+			inSlice bool
+		}
+		var order []key
+		groups := make(map[key][]critical.Trial)
 		for _, t := range ts {
-			fmt.Fprintf(bw, "  %-*s  %s", width, shortPoint(t.Candidate), t.Function)
+			k := key{t.File, t.Line, t.Detail, t.InSlice}
+			if _, ok := groups[k]; !ok {
+				order = append(order, k)
+			}
+			groups[k] = append(groups[k], t)
+		}
+		for _, k := range order {
+			g := groups[k]
+			t := g[0]
+			ns := make([]string, len(g))
+			for i, u := range g {
+				ns[i] = fmt.Sprintf("#%d", u.N)
+			}
+			fmt.Fprintf(bw, "  %s:%d%s  %s", filepath.Base(t.File), t.Line, strings.Join(ns, ","), t.Function)
 			if t.Kind == critical.Predicate && !t.InSlice {
 				fmt.Fprint(bw, " (beyond the slice)")
 			}
