@@ -50,7 +50,9 @@ store skipped), unless --predicates-only. A predicate that decided the
 failure by what it kept from running (a loop that stopped one node too
 early) is not in the dynamic slice: --beyond-slice tries, after the
 slice's predicates, the program's other branch instances that ran before
-the failure, nearest first.
+the failure, nearest first; --potential adds to the slice's predicates the
+branches whose other side would have redefined a register the slice read
+(relevant slicing's potential dependences), a narrower net.
 
 The program is re-run as given after --, or else as the trace recorded it
 (the executable's path and its arguments), in the current directory, with
@@ -78,7 +80,7 @@ type criticalFlags struct {
 	keep, source         string
 	predicatesOnly       bool
 	beyond, noBaseline   bool
-	first                bool
+	first, potential     bool
 	stdin                string
 	maxInstances         int
 	format, output, prog string
@@ -101,6 +103,7 @@ func criticalSetup(fs *pflag.FlagSet) func(*env, []string) error {
 	fs.StringVar(&f.keep, "keep", "", "keep the re-runs' traces in `DIR` instead of removing them")
 	fs.BoolVar(&f.predicatesOnly, "predicates-only", false, "try the predicates only, not the calls and stores")
 	fs.BoolVar(&f.beyond, "beyond-slice", false, "after the slice's predicates, also try the program's other branch instances that ran before the failure, nearest first")
+	fs.BoolVar(&f.potential, "potential", false, "add the branch instances the slice potentially depends on: those whose other side would have redefined a register the slice read")
 	fs.BoolVar(&f.first, "first", false, "stop at the first critical instance (the re-runs under way finish)")
 	fs.BoolVar(&f.noBaseline, "no-baseline", false, "skip the first re-run, unaltered, that checks that the failure reproduces")
 	fs.StringVar(&f.source, "source", ".", "`DIR` to look for source files in when the paths the trace recorded are not readable (matched by path suffix)")
@@ -197,7 +200,7 @@ func runCritical(e *env, f *criticalFlags, fs *pflag.FlagSet, args []string) err
 	}
 	cfg := critical.Config{
 		Trace: args[0], Oracle: o, Runner: runner, MaxRuns: f.maxRuns, Jobs: f.jobs,
-		Statements: !f.predicatesOnly, BeyondSlice: f.beyond, NoBaseline: f.noBaseline, First: f.first, Keep: f.keep, SourceDir: f.source, MaxInstances: f.maxInstances,
+		Statements: !f.predicatesOnly, BeyondSlice: f.beyond, NoBaseline: f.noBaseline, First: f.first, Potential: f.potential, Keep: f.keep, SourceDir: f.source, MaxInstances: f.maxInstances,
 	}
 	var reading *progress
 	if r, err := schema.Open(args[0]); err == nil {
@@ -284,6 +287,9 @@ func writeCritical(w io.Writer, rep *critical.Report) error {
 	s := rep.Slice
 	fmt.Fprintf(bw, "slice of %s: %d instances; in the program's code %d predicate and %d statement instances\n",
 		s.Criterion, s.Instances, s.Predicates, s.Statements)
+	if s.Potential > 0 {
+		fmt.Fprintf(bw, "potential dependences: %d of the predicate instances are not in the slice, but their other side would have redefined a register it read\n", s.Potential)
+	}
 	if s.Beyond > 0 {
 		fmt.Fprintf(bw, "beyond the slice: %d predicate instances ran before the failure\n", s.Beyond)
 	}
@@ -318,11 +324,12 @@ func writeCritical(w io.Writer, rep *critical.Report) error {
 			line    uint32
 			detail  string
 			inSlice bool
+			pot     bool
 		}
 		var order []key
 		groups := make(map[key][]critical.Trial)
 		for _, t := range ts {
-			k := key{t.File, t.Line, t.Detail, t.InSlice}
+			k := key{t.File, t.Line, t.Detail, t.InSlice, t.Potential}
 			if _, ok := groups[k]; !ok {
 				order = append(order, k)
 			}
@@ -336,7 +343,10 @@ func writeCritical(w io.Writer, rep *critical.Report) error {
 				ns[i] = fmt.Sprintf("#%d", u.N)
 			}
 			fmt.Fprintf(bw, "  %s:%d%s  %s", filepath.Base(t.File), t.Line, strings.Join(ns, ","), t.Function)
-			if t.Kind == critical.Predicate && !t.InSlice {
+			switch {
+			case t.Potential:
+				fmt.Fprint(bw, " (potential dependence)")
+			case t.Kind == critical.Predicate && !t.InSlice:
 				fmt.Fprint(bw, " (beyond the slice)")
 			}
 			if t.Source != "" {
@@ -354,7 +364,10 @@ func writeCritical(w io.Writer, rep *critical.Report) error {
 		fmt.Fprintf(bw, "\ntried (nearest the failure first):\n")
 		for _, t := range rep.Tried {
 			where := ""
-			if t.Kind == critical.Predicate && !t.InSlice {
+			switch {
+			case t.Potential:
+				where = " (potential dependence)"
+			case t.Kind == critical.Predicate && !t.InSlice:
 				where = " (beyond the slice)"
 			}
 			fmt.Fprintf(bw, "  %-9s  %-*s  %-13s  %s%s\n", t.Kind, width, shortPoint(t.Candidate), t.Outcome, t.Detail, where)

@@ -155,6 +155,9 @@ type found struct {
 	// inSlice says the instance itself is in the slice (not a call
 	// leading to it, not a predicate beyond it).
 	inSlice bool
+	// potential says the predicate is a potential dependence of the
+	// slice, not in it.
+	potential bool
 	// exact says inst is the instance record alters (not a store that
 	// its line's anchor execution skips).
 	exact bool
@@ -184,7 +187,11 @@ type callFrame struct {
 // Others are the program's conditional-branch instances outside the
 // slice that ran before the failure (at or before instance limit), for the
 // search beyond the slice.
-func candidates(run *slice.Run, st *statics, members []uint32, exclude map[uint32]bool, limit uint32) (preds, others, stmts []found) {
+//
+// Potential are predicate instances outside the slice that its uses
+// potentially depend on (see potential): they are predicates too, in
+// their place by distance.
+func candidates(run *slice.Run, st *statics, members []uint32, exclude, potential map[uint32]bool, limit uint32) (preds, others, stmts []found) {
 	isMember := make(map[uint32]bool, len(members))
 	for _, m := range members {
 		isMember[m] = true
@@ -217,8 +224,8 @@ func candidates(run *slice.Run, st *statics, members []uint32, exclude map[uint3
 		case rolePred:
 			predCount[k]++
 			num = predCount[k]
-			if member && !exclude[ii] {
-				preds = append(preds, found{inst: ii, line: k, n: num, kind: Predicate, inSlice: true, exact: true})
+			if (member || potential[ii]) && !exclude[ii] {
+				preds = append(preds, found{inst: ii, line: k, n: num, kind: Predicate, inSlice: member, potential: !member, exact: true})
 			} else if !member && ii <= limit {
 				others = append(others, found{inst: ii, line: k, n: num, kind: Predicate, exact: true})
 			}
@@ -291,7 +298,7 @@ func (st *statics) candidate(run *slice.Run, f found) Candidate {
 	return Candidate{
 		Kind: f.kind, Point: fmt.Sprintf("%s:%d#%d", l.file, l.line, f.n),
 		File: l.file, Line: l.line, N: f.n,
-		Instance: f.inst, Thread: uint32(run.ThreadOf(f.inst)), InSlice: f.inSlice, exact: f.exact,
+		Instance: f.inst, Thread: uint32(run.ThreadOf(f.inst)), InSlice: f.inSlice, Potential: f.potential, exact: f.exact,
 		PC: Hex(pc), Function: run.Tables.Locate(pc).Function,
 	}
 }

@@ -55,6 +55,14 @@ type Config struct {
 	// kept from running (a loop that stopped too early) is not in the
 	// dynamic slice.
 	BeyondSlice bool
+	// Potential adds to the slice's predicates, in their place by
+	// distance, the predicate instances its register uses potentially
+	// depend on: a branch between a use and its register's definition
+	// whose other side would have redefined the register (relevant
+	// slicing). They catch a decision made by what a branch kept from
+	// running, at the cost of more runs, without trying every branch as
+	// BeyondSlice does.
+	Potential bool
 	// First stops taking candidates once one is critical (the re-runs
 	// already under way finish and are reported).
 	First bool
@@ -158,7 +166,11 @@ func Analyze(ctx context.Context, cfg Config) (*Report, error) {
 	for _, p := range points {
 		limit = max(limit, uint32(p.Last))
 	}
-	preds, others, stmts := candidates(run, st, members, exclude, limit)
+	var pot map[uint32]bool
+	if cfg.Potential {
+		pot = potential(run, st, members)
+	}
+	preds, others, stmts := candidates(run, st, members, exclude, pot, limit)
 	rep := &Report{
 		Trace: cfg.Trace, Failure: fl, MaxRuns: cfg.MaxRuns, ExpectStatus: o.ExpectStatus,
 		Slice:    SliceInfo{Criterion: points[0].Label, Instances: len(members), Predicates: len(preds), Statements: len(stmts)},
@@ -166,6 +178,11 @@ func Analyze(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	if rr, ok := cfg.Runner.(*RecordRunner); ok {
 		rep.Program = rr.Program
+	}
+	for _, p := range preds {
+		if p.potential {
+			rep.Slice.Potential++
+		}
 	}
 	todo := append([]found(nil), preds...)
 	if cfg.BeyondSlice {

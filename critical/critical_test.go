@@ -259,3 +259,51 @@ func TestSpecBeyondSlice(t *testing.T) {
 		t.Fatalf("%s: %s (%s), want critical", guilty.Point, guilty.Outcome, guilty.Detail)
 	}
 }
+
+// TestSpecPotential: with potential dependences the walk's comparison that
+// stopped too early is a candidate in its place by distance, the nearest,
+// and critical; every predicate tried is in the slice or a potential
+// dependence of it.
+func TestSpecPotential(t *testing.T) {
+	const prog = "critical/sorted"
+	bin := testprog.Build(t, prog)
+	trace := testprog.Record(t, bin)
+	line := testprog.Line(t, prog, "/* FAULT")
+	specPath := filepath.Join(testprog.Root(t), "testdata", "programs", prog+".spec")
+	src, err := os.ReadFile(specPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := spec.Parse(specPath, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !recordAlters(t) {
+		t.Skip("record has no --switch yet")
+	}
+	cfg := Config{
+		Trace: trace, Oracle: Oracle{Spec: s}, MaxRuns: 3, Jobs: 2, Potential: true,
+		Runner: &RecordRunner{Record: testprog.RecordTool(t), Args: []string{"--probe-dir", testprog.Probe(t)},
+			Program: []string{bin}, Timeout: 2 * time.Minute},
+	}
+	rep, err := Analyze(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Slice.Potential == 0 {
+		t.Fatalf("slice %+v: no potential dependence", rep.Slice)
+	}
+	for _, tr := range rep.Tried {
+		if !tr.InSlice && !tr.Potential {
+			t.Errorf("%s tried: neither in the slice nor a potential dependence", tr.Point)
+		}
+		if tr.InSlice && tr.Potential {
+			t.Errorf("%s is both in the slice and a potential dependence", tr.Point)
+		}
+	}
+	first := rep.Tried[0]
+	if int(first.Line) != line || !first.Potential || first.Outcome != Critical {
+		t.Fatalf("first trial %s (potential %v): %s (%s); want the FAULT line %d, a potential dependence, critical; tried %v",
+			first.Point, first.Potential, first.Outcome, first.Detail, line, trialList(rep.Tried))
+	}
+}

@@ -117,6 +117,10 @@ type Candidate struct {
 	// callee holds slice instances is not, nor is a predicate tried
 	// beyond the slice (Config.BeyondSlice).
 	InSlice bool `json:"in_slice"`
+	// Potential says the predicate is not in the slice but a potential
+	// dependence of it (Config.Potential): its other side would have
+	// redefined a register the slice read.
+	Potential bool `json:"potential,omitempty"`
 	// exact says the candidate's own instruction is the one record
 	// alters (a branch, a call; not a store, skipped with its anchor).
 	exact bool
@@ -160,10 +164,11 @@ type Trial struct {
 // SliceInfo describes the failure's slice.
 type SliceInfo struct {
 	Criterion  string `json:"criterion"`
-	Instances  int    `json:"instances"`        // instances in the slice
-	Predicates int    `json:"predicates"`       // predicate instances in the program's code
-	Beyond     int    `json:"beyond,omitempty"` // with BeyondSlice: the program's other predicate instances before the failure
-	Statements int    `json:"statements"`       // call and store instances in the program's code
+	Instances  int    `json:"instances"`           // instances in the slice
+	Predicates int    `json:"predicates"`          // predicate instances in the program's code
+	Beyond     int    `json:"beyond,omitempty"`    // with BeyondSlice: the program's other predicate instances before the failure
+	Potential  int    `json:"potential,omitempty"` // with Potential: the predicates among Predicates that are potential dependences
+	Statements int    `json:"statements"`          // call and store instances in the program's code
 }
 
 // Report is the result of a critical-predicate search.

@@ -34,7 +34,7 @@ func TestNumberingMatchesPoints(t *testing.T) {
 				all[i] = uint32(i)
 			}
 			st := classify(run)
-			preds, others, stmts := candidates(run, st, all, nil, uint32(len(all)))
+			preds, others, stmts := candidates(run, st, all, nil, nil, uint32(len(all)))
 			if len(others) != 0 {
 				t.Errorf("%d predicates beyond a slice that holds everything", len(others))
 			}
