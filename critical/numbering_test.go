@@ -82,3 +82,49 @@ func TestNumberingMatchesPoints(t *testing.T) {
 		})
 	}
 }
+
+// TestPotentialOutsideSlice: the potential dependences of a crash's slice
+// are branches of the program's code that are not in the slice.
+func TestPotentialOutsideSlice(t *testing.T) {
+	total := 0
+	for _, name := range []string{"wild", "list"} {
+		path := filepath.Join(testprog.Root(t), "testdata", "traces", name+".trace")
+		r, err := schema.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		run, err := slice.Load(r, slice.LoadOptions{})
+		r.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		// list exits normally: slice its last instruction instead.
+		p := slice.Point{Label: "last", Insts: []uint32{uint32(run.Instances() - 1)}, Last: int64(run.Instances() - 1)}
+		if run.Crash >= 0 {
+			p = slice.Point{Label: "crash", Insts: []uint32{uint32(run.Crash)}, Last: run.Crash}
+		}
+		res, err := slice.Slice(run, p, slice.Options{NoEdges: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := classify(run)
+		pot := potential(run, st, res.Members)
+		member := make(map[uint32]bool)
+		for _, m := range res.Members {
+			member[m] = true
+		}
+		for i := range pot {
+			if member[i] {
+				t.Errorf("%s: potential dependence %d is in the slice", name, i)
+			}
+			if st.role[run.StaticOf(i).ID] != rolePred {
+				t.Errorf("%s: potential dependence %d is not a branch of the program's code", name, i)
+			}
+		}
+		t.Logf("%s: %d members, %d potential dependences", name, len(res.Members), len(pot))
+		total += len(pot)
+	}
+	if total == 0 {
+		t.Error("no potential dependence in either trace: nothing was checked")
+	}
+}
