@@ -456,3 +456,22 @@ func (r *Run) closeFrame(f *saveFrame) {
 
 // Pairs returns the number of verified save/restore pairs.
 func (r *Run) Pairs() int { return len(r.pairs) }
+
+// StaticOf returns the instruction that instance i executed.
+func (r *Run) StaticOf(i uint32) *Static { return r.Statics[r.sid[i]] }
+
+// ThreadOf returns the recorder's id of the thread that ran instance i.
+func (r *Run) ThreadOf(i uint32) schema.ThreadID { return r.Threads[r.thread[i]] }
+
+// SeqOf returns the event that holds instance i: its BLOCK, or the SIGNAL
+// of a faulting instruction that began a block.
+func (r *Run) SeqOf(i uint32) uint64 { return r.seq[i] }
+
+// InstanceAt returns the last instance whose event is at or before seq
+// (-1 when there is none): the instruction that ran last when event seq
+// happened, for events that belong to no instruction (a client request,
+// the exit). A system call that blocked while other threads ran is placed
+// where it completed, so near one the answer is approximate.
+func (r *Run) InstanceAt(seq uint64) int64 {
+	return int64(sort.Search(len(r.seq), func(i int) bool { return r.seq[i] > seq })) - 1
+}

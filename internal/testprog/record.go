@@ -87,3 +87,11 @@ func RecordWith(t testing.TB, flags []string, prog string, args ...string) (trac
 	}
 	return trace, out.String(), errOut.String()
 }
+
+// RecordTool returns the path of the record command built from this
+// checkout, once per test process (for tests that run record themselves,
+// with flags of their own; pass it --probe-dir Probe(t)).
+func RecordTool(t testing.TB) string {
+	t.Helper()
+	return recordTool(t)
+}
