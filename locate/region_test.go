@@ -119,3 +119,36 @@ func readFile(path string) (string, error) {
 	b, err := os.ReadFile(path)
 	return string(b), err
 }
+
+// TestRecordedRegionLocate records ds/dlist with FAULT=1 whole and from
+// its 1050th dl_insert on (record --from), which is before the fault
+// fires: the region trace's violated C-point and faulty statements are
+// the whole trace's.
+func TestRecordedRegionLocate(t *testing.T) {
+	t.Parallel()
+	bin := testprog.Build(t, "ds/dlist", testprog.Flags("-DFAULT=1"))
+	whole := testprog.Record(t, bin)
+	region, _, _ := testprog.RecordWith(t, []string{"--from", "dl_insert#1050"}, bin)
+	ws, _ := traceSpecRunFile(t, whole, "dlist")
+	wres, err := ws.Locate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs, rrun := traceSpecRunFile(t, region, "dlist")
+	rres, err := rs.Locate()
+	if err != nil {
+		t.Fatalf("region trace: %v", err)
+	}
+	if rres.Point.Label != wres.Point.Label || len(rres.Violations) != len(wres.Violations) {
+		t.Errorf("violated C-point %s with %d violations, the whole trace's %s with %d",
+			rres.Point.Label, len(rres.Violations), wres.Point.Label, len(wres.Violations))
+	}
+	w, r := faultSummary(wres), faultSummary(rres)
+	if !slices.Equal(w, r) || len(w) == 0 {
+		t.Errorf("faults differ:\nwhole  %q\nregion %q", w, r)
+	}
+	if rrun.Skipped == 0 {
+		t.Error("no C-point before the region was skipped")
+	}
+	t.Logf("%d C-points skipped; faults %q", rrun.Skipped, r)
+}
