@@ -41,7 +41,7 @@ help:
 	@echo 'make bench-locate-real  fault location on real programs (GNU ls, libiberty'"'"'s splay tree, Bison) rebuilt from Debian'"'"'s source packages by testdata/real/get.sh (downloads, root for apt-get), beside Singh'"'"'s tables 4.3 and 4.4; update bench/RESULTS.md (about 10 minutes the first time)'
 	@echo 'make bench-slice     backward slicing of ~1 M and ~10 M-instruction runs: slice.Load, improved vs baseline traversal, analyze slice end to end; update bench/RESULTS.md (about 30 minutes)'
 	@echo 'make bench-bugs      analyze bugs against valgrind memcheck: detection per class on testdata/programs/bugs, Wang table 3.4 (chains vs slices), speed on the record benchmark programs; update bench/RESULTS.md (about 7 minutes)'
-	@echo 'make bench-region    record --from/--to on 5% of slicework against the whole run and valgrind --tool=none; update bench/RESULTS.md (about 2 minutes)'
+	@echo 'make bench-region    record --from/--to on 5% of slicework against the whole run and valgrind --tool=none; update bench/RESULTS.md (about 3 minutes)'
 	@echo 'make bench-lin       lin.Check against porcupine in one process: porcupine'"'"'s own test histories, then generated ones where its search blows up; update bench/RESULTS.md (about 14 minutes, up to 16 GiB of memory)'
 	@echo 'make bench-sched     interleaving control (record --preempt, --sched-seed) on a racy counter: distinct interleavings over 100 seeds, reproducibility, switches per second; update bench/RESULTS.md (about 8 minutes)'
 	@echo 'make traces          re-record the small traces in testdata/traces/ that analysis tests use'

@@ -52,7 +52,7 @@ flags:
 
 const (
 	defaultRuns = 3
-	defaultOps  = 2000000
+	defaultOps  = 20000000
 	target      = 1.5 // region time / valgrind --tool=none time, at most
 	regionFrom  = 0.50
 	regionTo    = 0.55
@@ -258,6 +258,10 @@ func (r *report) markdown() string {
 		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", row[0], row[1], row[2], row[3])
 	}
 	fmt.Fprintln(&b)
+	none, whole := results.Median(r.ways[0].times), results.Median(r.ways[1].times)
+	outside, region := results.Median(r.ways[3].times), results.Median(r.ways[2].times)
+	fmt.Fprintf(&b, "How to read it: a region costs what the run costs outside regions (%.2f s here: the allocator's calls and returns, the generation check, `record`'s own start) plus its share of a whole-run recording's extra time (5%% of %.2f s is %.2f s; measured %.2f s). The 1.5x target needs a whole-run recording of about %.0fx --tool=none or less on this program.\n\n",
+		outside, whole-none, 0.05*(whole-none), region-outside, 1+(1.5*none-outside)/(0.05*none))
 	fmt.Fprintf(&b, "Verdict: %s.\n", r.verdict())
 	fmt.Fprintln(&b, section.End())
 	return b.String()
