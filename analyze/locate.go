@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/pflag"
 
+	"github.com/mgtrace/mgtrace/internal/srclines"
 	"github.com/mgtrace/mgtrace/locate"
 	"github.com/mgtrace/mgtrace/locate/spec"
 	"github.com/mgtrace/mgtrace/schema"
@@ -337,15 +337,15 @@ type faultJSON struct {
 }
 
 func writeLocate(w io.Writer, format, tracePath string, s *spec.Spec, run *locate.Run, res *locate.Result, sourceDir string) error {
-	src := newSourceCache(sourceDir)
+	src := srclines.New(sourceDir)
 	faults := []faultJSON{}
 	for _, f := range res.Faults {
-		f.Source = src.line(f.File, int(f.Line))
+		f.Source = src.Line(f.File, int(f.Line))
 		faults = append(faults, faultJSON{Fault: f, Statement: statement(f)})
 	}
 	var stores []faultJSON
 	for _, f := range res.Stores {
-		f.Source = src.line(f.File, int(f.Line))
+		f.Source = src.Line(f.File, int(f.Line))
 		stores = append(stores, faultJSON{Fault: f, Statement: statement(f)})
 	}
 	if format == "json" {
@@ -463,47 +463,4 @@ func writeJSONValue(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
-}
-
-// sourceCache reads source lines from the files the trace names: at the
-// recorded path, or else under dir at the longest suffix of that path
-// that exists there (a trace recorded elsewhere, read in a checkout).
-type sourceCache struct {
-	dir   string
-	files map[string][]string
-}
-
-func newSourceCache(dir string) *sourceCache {
-	return &sourceCache{dir: dir, files: make(map[string][]string)}
-}
-
-func (c *sourceCache) read(path string) []string {
-	try := []string{path}
-	parts := strings.Split(filepath.ToSlash(path), "/")
-	for i := 0; i < len(parts); i++ {
-		if rest := strings.Join(parts[i:], "/"); rest != "" {
-			try = append(try, filepath.Join(c.dir, filepath.FromSlash(rest)))
-		}
-	}
-	for _, p := range try {
-		if b, err := os.ReadFile(p); err == nil && len(b) < 16<<20 {
-			return strings.Split(string(b), "\n")
-		}
-	}
-	return nil
-}
-
-func (c *sourceCache) line(path string, n int) string {
-	if path == "" || n <= 0 {
-		return ""
-	}
-	lines, ok := c.files[path]
-	if !ok {
-		lines = c.read(path)
-		c.files[path] = lines
-	}
-	if n > len(lines) {
-		return ""
-	}
-	return strings.TrimSpace(lines[n-1])
 }

@@ -28,6 +28,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mgtrace/mgtrace/internal/srclines"
 	"github.com/mgtrace/mgtrace/schema"
 	"github.com/mgtrace/mgtrace/slice"
 )
@@ -196,11 +197,11 @@ func Analyze(ctx context.Context, cfg Config) (*Report, error) {
 		rep.Untried = len(todo) - cfg.MaxRuns
 		todo = todo[:cfg.MaxRuns]
 	}
-	src := newSources(cfg.SourceDir)
+	src := srclines.New(cfg.SourceDir)
 	cands := make([]Candidate, len(todo))
 	for k, t := range todo {
 		cands[k] = st.candidate(run, t)
-		cands[k].Source = src.line(cands[k].File, int(cands[k].Line))
+		cands[k].Source = src.Line(cands[k].File, int(cands[k].Line))
 	}
 	dir, cleanup, err := rerunDir(cfg.Keep)
 	if err != nil {

@@ -338,6 +338,29 @@ static void emit_commit(Emit* em)
    addStmtToIRSB(em->out, IRStmt_Store(Iend_LE, u64((ULong)(HWord)&mgt_cur), IRExpr_RdTmp(a)));
 }
 
+/* Writes the words of the call (target, the six argument registers, the
+   stack pointer) or return (target, rax, the stack pointer) that ends the
+   superblock being built. */
+static void emit_call_words(Emit* em, Bool call)
+{
+   IRSB* out = em->out;
+   IRExpr* next = out->next;
+   if (next->tag != Iex_RdTmp && next->tag != Iex_Const) {
+      next = IRExpr_RdTmp(tmp_of(out, next));
+   }
+   emit_word(em, next);
+   if (call) {
+      static const Int args[6] = {OFFSET_amd64_RDI, OFFSET_amd64_RSI, OFFSET_amd64_RDX,
+                                  OFFSET_amd64_RCX, OFFSET_amd64_R8, OFFSET_amd64_R9};
+      for (Int a = 0; a < 6; a++) {
+         emit_word(em, IRExpr_RdTmp(tmp_of(out, IRExpr_Get(args[a], Ity_I64))));
+      }
+   } else {
+      emit_word(em, IRExpr_RdTmp(tmp_of(out, IRExpr_Get(OFFSET_amd64_RAX, Ity_I64))));
+   }
+   emit_word(em, IRExpr_RdTmp(tmp_of(out, IRExpr_Get(OFFSET_amd64_RSP, Ity_I64))));
+}
+
 /* Number of words an expression of type ty takes as a value, or 0 if the
    probe does not capture values of that type. */
 static UInt value_words(IRType ty)
@@ -912,21 +935,7 @@ static void add_xcall(IRSB* out, Bool call, Addr pc)
    addStmtToIRSB(out, IRStmt_Store(Iend_LE, IRExpr_RdTmp(em.t0),
                                    u64(hdr(call ? MGT_REC_XCALL : MGT_REC_XRET, words, 0))));
    emit_word(&em, u64(pc));
-   IRExpr* next = out->next;
-   if (next->tag != Iex_RdTmp && next->tag != Iex_Const) {
-      next = IRExpr_RdTmp(tmp_of(out, next));
-   }
-   emit_word(&em, next);
-   if (call) {
-      static const Int args[6] = {OFFSET_amd64_RDI, OFFSET_amd64_RSI, OFFSET_amd64_RDX,
-                                  OFFSET_amd64_RCX, OFFSET_amd64_R8, OFFSET_amd64_R9};
-      for (Int a = 0; a < 6; a++) {
-         emit_word(&em, IRExpr_RdTmp(tmp_of(out, IRExpr_Get(args[a], Ity_I64))));
-      }
-   } else {
-      emit_word(&em, IRExpr_RdTmp(tmp_of(out, IRExpr_Get(OFFSET_amd64_RAX, Ity_I64))));
-   }
-   emit_word(&em, IRExpr_RdTmp(tmp_of(out, IRExpr_Get(OFFSET_amd64_RSP, Ity_I64))));
+   emit_call_words(&em, call);
    emit_commit(&em);
 }
 
@@ -1585,21 +1594,7 @@ static IRSB* mgt_instrument(VgCallbackClosure* closure, IRSB* in, const VexGuest
    }
    /* The end: the call or return, then the SB is over. */
    if (started && si < nsites && (sites[si].kind == MGT_SITE_CALL || sites[si].kind == MGT_SITE_RET)) {
-      IRExpr* next = out->next;
-      if (next->tag != Iex_RdTmp && next->tag != Iex_Const) {
-         next = IRExpr_RdTmp(tmp_of(out, next));
-      }
-      emit_word(&em, next);
-      if (sites[si].kind == MGT_SITE_CALL) {
-         static const Int args[6] = {OFFSET_amd64_RDI, OFFSET_amd64_RSI, OFFSET_amd64_RDX,
-                                     OFFSET_amd64_RCX, OFFSET_amd64_R8, OFFSET_amd64_R9};
-         for (Int a = 0; a < 6; a++) {
-            emit_word(&em, IRExpr_RdTmp(tmp_of(out, IRExpr_Get(args[a], Ity_I64))));
-         }
-      } else {
-         emit_word(&em, IRExpr_RdTmp(tmp_of(out, IRExpr_Get(OFFSET_amd64_RAX, Ity_I64))));
-      }
-      emit_word(&em, IRExpr_RdTmp(tmp_of(out, IRExpr_Get(OFFSET_amd64_RSP, Ity_I64))));
+      emit_call_words(&em, sites[si].kind == MGT_SITE_CALL);
       emit_commit(&em);
       si++;
    }
