@@ -41,6 +41,13 @@ with the program's exit status, or 128+N when the program was killed by
 signal N, or 2 when it could not record. A one-line summary goes to
 standard error.
 
+--from and --to record only regions of the run, as DrDebug does (the
+dissertation cited below, chapter 5): outside them the trace keeps the
+allocator's calls, system calls, thread events and signals; each region
+starts with the registers of every thread and the program's writable
+memory, so that the analyses work as if the run began there. With
+--from P#all the last region starts again each time P comes after it.
+
 --switch and --suppress re-execute the program with a change, as in the
 DrDebug/Qzdb dissertation (Yan Wang, "Dynamic analysis for debugging
 concurrent and sequential programs"): a source line's conditional branch
@@ -67,8 +74,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	valgrind := fs.String("valgrind", "valgrind", "the valgrind command")
 	vgArgs := fs.StringArray("valgrind-arg", nil, "extra option for valgrind, e.g. --valgrind-arg=--fair-sched=yes (repeatable)")
 	progress := fs.String("progress", "auto", "show progress on standard error: auto (when it is a terminal), always or never")
-	from := fs.StringArray("from", nil, "record only from POINT on (repeatable, one region each): FUNC (its entry), FUNC:exit (its return), FILE:LINE, mark:NAME (MGTRACE_MARK), or an instruction count; #K for the K-th time (see docs/record.md)")
-	to := fs.StringArray("to", nil, "end the region of the matching --from at POINT (default: the end of the run)")
+	from := fs.StringArray("from", nil, "record only from `POINT` on (repeatable, one region each): FUNC (its entry), FUNC:exit (its return), FILE:LINE, mark:NAME (MGTRACE_MARK), or an instruction count; #K for the K-th time (see docs/record.md)")
+	to := fs.StringArray("to", nil, "end the region of the matching --from at `POINT` (default: the end of the run)")
 	switches := fs.StringArray("switch", nil, "invert the conditional branch of the source line `FILE:LINE[#N|#all]` of the main program on its N-th instance (default #1) or on all; N counts the executions of the line's conditional branches, all threads together (repeatable; see docs/record.md, \"Changing the run\")")
 	suppresses := fs.StringArray("suppress", nil, "skip the N-th instance of the source line `FILE:LINE[#N|#all]`: when the line has calls, the call is not made (execution goes on after it with rax = 0) and N counts its calls; otherwise its stores to memory are not done and N counts the executions of its first store instruction (repeatable)")
 	preempt := fs.String("preempt", "", fmt.Sprintf("switch threads after at most `N` superblocks of a thread (1 to %d; each time a count drawn from 1..N; adds --fair-sched=yes unless a --valgrind-arg gives one); default %d with --sched-seed", recorder.MaxPreempt, defaultPreempt))
