@@ -33,10 +33,17 @@ location's value just after the criterion's last instruction.
 
 Output: an Arrow IPC file (default) or a Parquet file with one row per
 instance in the slice, its dependences in a list column (schema in
-docs/slice.md), or with --format text the distinct source lines of the
-slice in source order with how many of their instances it holds, then the
-code without line information (libc, usually) by function. Arrow and Parquet
-are binary: give -o FILE when stdout is a terminal.
+docs/slice.md), or with --format text the slice as it reads in the
+program: the source lines of the program's own code in source order with
+how many of their instances the slice holds, plus ("+N in malloc ...") the
+instances outside the program's code (the dynamic loader, the C library)
+that the line's calls led into; those with no program caller (the loader
+before main) are counted apart (the rule of the DrDebug/Qzdb dissertation,
+Yan Wang, "Dynamic analysis for debugging concurrent and sequential
+programs", chapter 2). --full writes every source line with its own
+instances and the code without line information by function instead; the
+Arrow and Parquet tables always hold the full slice. Arrow and Parquet are
+binary: give -o FILE when stdout is a terminal.
 
 The slice is computed over every thread; --thread only chooses which
 threads' instances are written. --region limits how far back the slice
@@ -55,7 +62,7 @@ type sliceFlags struct {
 	dataOnly, prune, noAddress   bool
 	depth                        int
 	maxInstances                 int
-	stats                        bool
+	stats, full                  bool
 	format, output               string
 }
 
@@ -74,6 +81,7 @@ func sliceSetup(fs *pflag.FlagSet) func(*env, []string) error {
 	fs.IntVar(&f.depth, "depth", 0, "keep only instances at most `N` dependences from the criterion (0: no limit)")
 	fs.IntVar(&f.maxInstances, "max-instructions", 500_000_000, "refuse runs of more than `N` instruction instances (memory: about 40 bytes each); use --region for longer runs")
 	fs.BoolVar(&f.stats, "stats", false, "print the traversal's statistics and times on stderr")
+	fs.BoolVar(&f.full, "full", false, "with --format text, list every instance where it ran: the loader's and the C library's by function, not squashed into the program's call sites")
 	fs.StringVar(&f.format, "format", "arrow", "`FORMAT` of the output: arrow (Arrow IPC file), parquet, or text (source lines with counts)")
 	fs.StringVarP(&f.output, "output", "o", "", "write the output to `FILE` instead of stdout")
 	return func(e *env, args []string) error { return runSlice(e, f, args) }
@@ -246,6 +254,7 @@ func writeSlice(e *env, f *sliceFlags, res *slice.Result, keep []schema.ThreadID
 		}
 		var sum *slice.Summary
 		if sum, err = res.Summarize(keep); err == nil {
+			sum.Full = f.full
 			err = sum.WriteText(out)
 		}
 		return out.finish(err)

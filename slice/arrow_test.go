@@ -382,6 +382,7 @@ func checkTable(t *testing.T, res *slice.Result, rows []tableRow) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	sum.Full = true
 	var text bytes.Buffer
 	if err := sum.WriteText(&text); err != nil {
 		t.Fatal(err)

@@ -3,6 +3,7 @@ package slice
 import (
 	"fmt"
 	"io"
+	"path"
 	"sort"
 	"strings"
 
@@ -236,6 +237,32 @@ type Summary struct {
 	// REGION event the slice stops at.
 	Region    bool
 	RegionSeq uint64
+
+	// The squashed view (the default text): Sites are the source lines
+	// of the program's own code that hold members or call sites members
+	// were squashed into, in source order; NoCaller are the squashed
+	// members with no program caller, by function; Squashed counts every
+	// squashed member. Run.CallSites gives the rule.
+	Sites    []SiteCount
+	NoCaller []FunctionCount
+	Squashed int
+	// Full makes WriteText write the unsquashed view: Lines, then
+	// NoLines.
+	Full bool
+}
+
+// SiteCount is one source line of the program's own code in the squashed
+// view: its own instances in the slice, and the instances outside the
+// program's code that its calls led into.
+type SiteCount struct {
+	File     string
+	Line     uint32
+	Function string
+	Own      int
+	Squashed int
+	// Into are the squashed instances by the function they ran in
+	// (FunctionCount.Name), the most first.
+	Into []FunctionCount
 }
 
 // Summarize counts the slice's instances per source line.
@@ -301,14 +328,7 @@ func (res *Result) Summarize(keep []schema.ThreadID) (*Summary, error) {
 			lc.Instances += n
 			continue
 		}
-		name := loc.Function
-		if name == "" {
-			name = loc.String()
-			if loc.Module != "" {
-				name = loc.Module
-			}
-		}
-		funcs[name] += n
+		funcs[functionName(loc)] += n
 	}
 	for _, lc := range lines {
 		sum.Lines = append(sum.Lines, *lc)
@@ -334,22 +354,189 @@ func (res *Result) Summarize(keep []schema.ThreadID) (*Summary, error) {
 		sum.Threads = append(sum.Threads, t)
 	}
 	sort.Slice(sum.Threads, func(i, j int) bool { return sum.Threads[i] < sum.Threads[j] })
+	res.squash(sum, keepSet)
 	return sum, nil
 }
 
-// WriteText writes the summary for people: the criterion, then one line
-// per source line ("file:line  count  function"), then the functions
+// squash fills the summary's squashed view.
+func (res *Result) squash(sum *Summary, keepSet map[schema.ThreadID]bool) {
+	r := res.Run
+	type key struct {
+		file string
+		line uint32
+	}
+	sites := make(map[key]*SiteCount)
+	into := make(map[key]map[string]int)
+	noCaller := make(map[string]int)
+	locs := make(map[uint32]schema.Location) // by static
+	locOf := func(s uint32) schema.Location {
+		loc, ok := locs[s]
+		if !ok {
+			loc = r.Tables.Locate(r.Statics[s].PC)
+			locs[s] = loc
+		}
+		return loc
+	}
+	site := func(loc schema.Location) (key, *SiteCount) {
+		k := key{loc.File, loc.Line}
+		sc := sites[k]
+		if sc == nil {
+			sc = &SiteCount{File: loc.File, Line: loc.Line, Function: loc.Function}
+			sites[k] = sc
+		}
+		return k, sc
+	}
+	calls := r.CallSites(res.Members)
+	for k, i := range res.Members {
+		if len(keepSet) > 0 && !keepSet[r.Threads[r.thread[i]]] {
+			continue
+		}
+		c := calls[k]
+		if c == Own {
+			_, sc := site(locOf(r.sid[i]))
+			sc.Own++
+			continue
+		}
+		sum.Squashed++
+		loc := locOf(r.sid[i])
+		if loc.Module != "" {
+			loc.Module = path.Base(loc.Module) // libc.so.6, not its path
+		}
+		name := functionName(loc)
+		if c == NoCaller {
+			noCaller[name]++
+			continue
+		}
+		sk, sc := site(locOf(r.sid[c]))
+		sc.Squashed++
+		if into[sk] == nil {
+			into[sk] = make(map[string]int)
+		}
+		into[sk][name]++
+	}
+	for k, sc := range sites {
+		sc.Into = byCount(into[k])
+		sum.Sites = append(sum.Sites, *sc)
+	}
+	sort.Slice(sum.Sites, func(i, j int) bool {
+		a, b := sum.Sites[i], sum.Sites[j]
+		if a.File != b.File {
+			return a.File < b.File
+		}
+		return a.Line < b.Line
+	})
+	sum.NoCaller = byCount(noCaller)
+}
+
+// functionName names the function of a location without a source line:
+// its name, else its module, else its address.
+func functionName(loc schema.Location) string {
+	switch {
+	case loc.Function != "":
+		return loc.Function
+	case loc.Module != "":
+		return loc.Module
+	}
+	return loc.String()
+}
+
+// byCount lists counts by name, the largest first (then by name).
+func byCount(m map[string]int) []FunctionCount {
+	var out []FunctionCount
+	for name, n := range m {
+		out = append(out, FunctionCount{Name: name, Instances: n})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.Instances != b.Instances {
+			return a.Instances > b.Instances
+		}
+		return a.Name < b.Name
+	})
+	return out
+}
+
+// NoCallerBucket is the squashed view's name for the instances outside
+// the program's code with no program caller.
+const NoCallerBucket = "(before main / no program caller)"
+
+// WriteText writes the summary for people. The squashed view (the
+// default): the criterion, then one line per source line of the program's
+// own code ("file:line  count  function  (+N in f1 n1, f2 n2, ...)": its own
+// instances and those squashed into its calls), the instances with no
+// program caller by function, and a total of what was squashed. With Full
+// set: one line per source line with its own instances, then the functions
 // without line information.
 func (sum *Summary) WriteText(w io.Writer) error {
+	if sum.Full {
+		return sum.writeFull(w)
+	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "slice of %s (%s algorithm): %s", sum.Criterion, sum.Algorithm, plural(sum.Instances, "instance"))
+	sum.header(&b, len(sum.Sites), "source line")
+	width := 0
+	for _, sc := range sum.Sites {
+		if n := len(fmt.Sprintf("%s:%d", sc.File, sc.Line)); n > width {
+			width = n
+		}
+	}
+	for _, sc := range sum.Sites {
+		fmt.Fprintf(&b, "  %-*s %8d  %s", width, fmt.Sprintf("%s:%d", sc.File, sc.Line), sc.Own, sc.Function)
+		if sc.Squashed > 0 {
+			fmt.Fprintf(&b, "  (+%d in %s)", sc.Squashed, listCounts(sc.Into, 3))
+		}
+		b.WriteByte('\n')
+	}
+	if len(sum.NoCaller) > 0 {
+		n := 0
+		for _, f := range sum.NoCaller {
+			n += f.Instances
+		}
+		fmt.Fprintf(&b, "%s: %s in %s\n", NoCallerBucket, plural(n, "instance"), plural(len(sum.NoCaller), "function"))
+		for k, f := range sum.NoCaller {
+			if k == 10 {
+				fmt.Fprintf(&b, "  %8s  %s\n", "...", plural(len(sum.NoCaller)-k, "more function"))
+				break
+			}
+			fmt.Fprintf(&b, "  %8d  %s\n", f.Instances, f.Name)
+		}
+	}
+	if sum.Squashed > 0 {
+		fmt.Fprintf(&b, "squashed: %d of %s ran outside the program's code and are counted at the program's call that led into them (--full lists them)\n", sum.Squashed, plural(sum.Instances, "instance"))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// header writes the summary's first lines.
+func (sum *Summary) header(b *strings.Builder, lines int, noun string) {
+	fmt.Fprintf(b, "slice of %s (%s algorithm): %s", sum.Criterion, sum.Algorithm, plural(sum.Instances, "instance"))
 	if len(sum.Threads) > 1 {
-		fmt.Fprintf(&b, " in %d threads", len(sum.Threads))
+		fmt.Fprintf(b, " in %d threads", len(sum.Threads))
 	}
-	fmt.Fprintf(&b, ", %s\n", plural(len(sum.Lines), "source line"))
+	fmt.Fprintf(b, ", %s\n", plural(lines, noun))
 	if sum.Region {
-		fmt.Fprintf(&b, "region trace: the slice stops at the region's start (event %d); what its uses read there was defined before the region\n", sum.RegionSeq)
+		fmt.Fprintf(b, "region trace: the slice stops at the region's start (event %d); what its uses read there was defined before the region\n", sum.RegionSeq)
 	}
+}
+
+// listCounts formats the first max counts as "name n, name n" and says how
+// many more there are.
+func listCounts(fs []FunctionCount, max int) string {
+	var parts []string
+	for k, f := range fs {
+		if k == max {
+			parts = append(parts, plural(len(fs)-k, "more function"))
+			break
+		}
+		parts = append(parts, fmt.Sprintf("%s %d", f.Name, f.Instances))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// writeFull writes the unsquashed view.
+func (sum *Summary) writeFull(w io.Writer) error {
+	var b strings.Builder
+	sum.header(&b, len(sum.Lines), "source line")
 	width := 0
 	for _, lc := range sum.Lines {
 		if n := len(fmt.Sprintf("%s:%d", lc.File, lc.Line)); n > width {
