@@ -76,6 +76,37 @@ func TestSliceText(t *testing.T) {
 	}
 }
 
+// TestSliceSquash checks the squashed text view and --full on the list
+// trace against golden files: from list.c:103 (the list_sum call), the
+// instances of malloc and the loader's lazy binding are counted at the
+// malloc call (list.c:40), the loader's before main apart; --full lists
+// every function without source lines instead.
+func TestSliceSquash(t *testing.T) {
+	base := []string{"slice", "--format", "text", "--criterion", "list.c:103", tracesDir + "list.trace"}
+	for _, tc := range []struct {
+		golden string
+		args   []string
+		want   []string
+	}{
+		{"slice_list.golden", nil, []string{"\n  testdata/programs/list.c:40 ", "list_append  (+", "malloc ", "\n(before main / no program caller): ", "\nsquashed: "}},
+		{"slice_list_full.golden", []string{"--full"}, []string{"\nwithout source lines: ", "  malloc\n"}},
+	} {
+		t.Run(tc.golden, func(t *testing.T) {
+			args := append(append(append([]string(nil), base[:len(base)-1]...), tc.args...), base[len(base)-1])
+			out, errOut, status := runAnalyze(t, args...)
+			if status != 0 || errOut != "" {
+				t.Fatalf("%v: status %d, stderr %q", args, status, errOut)
+			}
+			checkGolden(t, goldenPath(t, tc.golden), out)
+			for _, w := range tc.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("%v: the output lacks %q:\n%s", args, w, out)
+				}
+			}
+		})
+	}
+}
+
 // TestSliceTextOutput checks the text output's shape: the criterion's
 // line alone holds instances of loop.c:44, the region keeps the slice
 // inside main, and -o writes the file stdout would get.
