@@ -38,6 +38,7 @@ type tableRow struct {
 	Function      *string
 	Criterion     bool
 	Deps          []tableDep
+	CallSite      *uint64
 }
 
 // tableDep is one element of a row's deps list.
@@ -228,6 +229,7 @@ func recordRows(t *testing.T, rec arrow.Record) []tableRow {
 	fileCol, line, fn := col("file").(*array.String), col("line").(*array.Uint32), col("function").(*array.String)
 	crit := col("criterion").(*array.Boolean)
 	deps := col("deps").(*array.List)
+	callSite := col("call_site").(*array.Uint64)
 	dep := deps.ListValues().(*array.Struct)
 	depInst, depKind, depLoc := dep.Field(0).(*array.Uint64), dep.Field(1).(*array.String), dep.Field(2).(*array.String)
 	str := func(a *array.String, i int) *string {
@@ -246,6 +248,10 @@ func recordRows(t *testing.T, rec arrow.Record) []tableRow {
 		if !line.IsNull(i) {
 			l := line.Value(i)
 			row.Line = &l
+		}
+		if !callSite.IsNull(i) {
+			c := callSite.Value(i)
+			row.CallSite = &c
 		}
 		if deps.IsNull(i) {
 			t.Fatalf("row %d: deps is null", i)
@@ -283,6 +289,10 @@ func expectedRows(t *testing.T, res *slice.Result, keep []schema.ThreadID) []tab
 			l := r.Loc.Line
 			row.Line = &l
 		}
+		if r.Squashed {
+			c := r.CallSite
+			row.CallSite = &c
+		}
 		for _, d := range r.Deps {
 			if d.Instance >= 0 {
 				row.Deps = append(row.Deps, tableDep{uint64(d.Instance), d.Kind.String(), d.Location})
@@ -319,8 +329,8 @@ func rowString(r tableRow) string {
 		}
 		return fmt.Sprint(v.Elem().Interface())
 	}
-	return fmt.Sprintf("instance %d seq %d thread %d pc %#x %s:%s %s criterion %v deps %v",
-		r.Instance, r.Seq, r.Thread, r.PC, deref(r.File), deref(r.Line), deref(r.Function), r.Criterion, r.Deps)
+	return fmt.Sprintf("instance %d seq %d thread %d pc %#x %s:%s %s criterion %v deps %v call_site %s",
+		r.Instance, r.Seq, r.Thread, r.PC, deref(r.File), deref(r.Line), deref(r.Function), r.Criterion, r.Deps, deref(r.CallSite))
 }
 
 var (
@@ -584,6 +594,7 @@ type jsTable struct {
 			Kind     string `json:"kind"`
 			Location string `json:"location"`
 		} `json:"deps"`
+		CallSite *string `json:"call_site"`
 	} `json:"data"`
 }
 
@@ -680,6 +691,10 @@ func checkJS(t *testing.T, node, script string, tc tableCase, keep []schema.Thre
 		}
 		for _, dep := range d.Deps {
 			got.Deps = append(got.Deps, tableDep{u64(dep.Instance), dep.Kind, dep.Location})
+		}
+		if d.CallSite != nil {
+			c := u64(*d.CallSite)
+			got.CallSite = &c
 		}
 		if !reflect.DeepEqual(got, want[i]) {
 			t.Fatalf("row %d: JavaScript reads\n%s\nwant\n%s", i, rowString(got), rowString(want[i]))

@@ -48,6 +48,7 @@ var TableSchema = arrow.NewSchema([]arrow.Field{
 	{Name: "function", Type: arrow.BinaryTypes.String, Nullable: true},
 	{Name: "criterion", Type: arrow.FixedWidthTypes.Boolean},
 	{Name: "deps", Type: arrow.ListOf(DepType)},
+	{Name: "call_site", Type: arrow.PrimitiveTypes.Uint64, Nullable: true},
 }, nil)
 
 const batchRows = 64 << 10
@@ -60,6 +61,11 @@ type Row struct {
 	Loc       schema.Location
 	Criterion bool
 	Deps      []Dep
+	// Squashed says the instance ran outside the program's own code;
+	// CallSite is then the address of the call in the program's code
+	// that led into it, 0 when there is none (Run.CallSites).
+	Squashed bool
+	CallSite uint64
 }
 
 // Dep is one dependence of a row.
@@ -89,8 +95,9 @@ func (res *Result) Rows(keep []schema.ThreadID, fn func(Row) error) error {
 		}
 	}
 	locs := make(map[uint32]schema.Location)
+	calls := r.CallSites(res.Members)
 	e := 0
-	for _, i := range res.Members {
+	for k, i := range res.Members {
 		// Edges are sorted by user: find this member's.
 		for e < len(res.Edges) && res.Edges[e].User < int64(i) {
 			e++
@@ -106,6 +113,12 @@ func (res *Result) Rows(keep []schema.ThreadID, fn func(Row) error) error {
 			locs[s] = loc
 		}
 		row := Row{Instance: i, Seq: r.seq[i], Thread: tid, Loc: loc, Criterion: crit[i]}
+		if c := calls[k]; c != Own {
+			row.Squashed = true
+			if c >= 0 {
+				row.CallSite = r.Statics[r.sid[c]].PC
+			}
+		}
 		for k := e; k < len(res.Edges) && res.Edges[k].User == int64(i); k++ {
 			ed := res.Edges[k]
 			row.Deps = append(row.Deps, Dep{Instance: ed.Def, Kind: ed.Kind, Location: ed.location()})
@@ -184,6 +197,11 @@ func (res *Result) WriteTable(w io.WriteSeeker, f Format, keep []schema.ThreadID
 			dep.FieldBuilder(0).(*array.Uint64Builder).Append(uint64(d.Instance))
 			dep.FieldBuilder(1).(*array.StringBuilder).Append(d.Kind.String())
 			dep.FieldBuilder(2).(*array.StringBuilder).Append(d.Location)
+		}
+		if row.Squashed {
+			b.Field(9).(*array.Uint64Builder).Append(row.CallSite)
+		} else {
+			b.Field(9).AppendNull()
 		}
 		if rows++; rows == batchRows {
 			rows = 0

@@ -143,6 +143,29 @@ func TestSquash(t *testing.T) {
 		t.Errorf("first own member %d, %d loader members before main, %d in the bucket", firstOwn, loader, bucket)
 	}
 
+	// The table's rows say the same: malloc's rows carry the address of
+	// a call in the program (the malloc call, or printf's, whose buffer
+	// malloc allocates), the program's rows none.
+	mallocRows := 0
+	err = res.Rows(nil, func(row slice.Row) error {
+		if prog := run.IsProgram(row.Loc.PC); prog == row.Squashed || (prog && row.CallSite != 0) {
+			t.Errorf("row %d at %v: squashed %v, call site %#x", row.Instance, row.Loc, row.Squashed, row.CallSite)
+		}
+		if row.Loc.Function == "malloc" {
+			l := run.Tables.Locate(row.CallSite)
+			if !run.IsProgram(row.CallSite) {
+				t.Errorf("row %d in malloc: call site %#x at %v, not in the program's code", row.Instance, row.CallSite, l)
+			}
+			if l.Line == mallocLine && l.Function == "list_append" {
+				mallocRows++
+			}
+		}
+		return nil
+	})
+	if err != nil || mallocRows == 0 {
+		t.Errorf("%d rows in malloc from list.c:%d (%v)", mallocRows, mallocLine, err)
+	}
+
 	// The text: the malloc line says what it squashed, the bucket and the
 	// total are there; the full view is today's.
 	var text, fullText strings.Builder

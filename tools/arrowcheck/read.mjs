@@ -5,7 +5,7 @@
 //   {"fields": [{"name", "type", "nullable"}...], "rows": N,
 //    "data": [{"instance", "seq", "thread", "pc", "file", "line",
 //              "function", "criterion",
-//              "deps": [{"instance", "kind", "location"}...]}...]}
+//              "deps": [{"instance", "kind", "location"}...], "call_site"}...]}
 //
 // 64-bit integers are decimal strings (JSON numbers lose precision past
 // 2^53); nulls are null. slice/arrow_test.go runs it and compares the JSON
@@ -37,7 +37,7 @@ const col = (name) => {
 };
 const instance = col("instance"), seq = col("seq"), thread = col("thread"), pc = col("pc");
 const fileCol = col("file"), line = col("line"), fn = col("function"), criterion = col("criterion");
-const deps = col("deps");
+const deps = col("deps"), callSite = col("call_site");
 
 const data = [];
 for (let i = 0; i < table.numRows; i++) {
@@ -58,6 +58,7 @@ for (let i = 0; i < table.numRows; i++) {
     function: str(fn.get(i)),
     criterion: criterion.get(i),
     deps: ds,
+    call_site: u64(callSite.get(i)),
   });
 }
 
