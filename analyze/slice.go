@@ -92,6 +92,9 @@ func runSlice(e *env, f *sliceFlags, args []string) error {
 	if err := formatFlag(f.format, "arrow", "parquet", "text"); err != nil {
 		return err
 	}
+	if f.full && f.format != "text" {
+		return usagef("--full applies to --format text: the %s table always holds the full slice", f.format)
+	}
 	if f.criterion == "" {
 		return usagef("missing --criterion (FILE:LINE[#K], seq:N or crash)")
 	}

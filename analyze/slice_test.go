@@ -209,6 +209,7 @@ func TestSliceErrors(t *testing.T) {
 		want string // in the message
 	}{
 		{[]string{sliceTrace}, "missing --criterion"},
+		{append(crit, "--format", "arrow", "--full", "-o", filepath.Join(dir, "x.arrow"), sliceTrace), "--full applies to --format text"},
 		{[]string{"--criterion", "foo", sliceTrace}, `criterion "foo"`},
 		{[]string{"--criterion", "x.c:0", sliceTrace}, "is not a line number"},
 		{[]string{"--criterion", "x.c:5#0", sliceTrace}, "#K needs a positive"},

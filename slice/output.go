@@ -490,7 +490,7 @@ func (sum *Summary) WriteText(w io.Writer) error {
 		return sum.writeFull(w)
 	}
 	var b strings.Builder
-	sum.header(&b, len(sum.Sites), "source line")
+	sum.header(&b, len(sum.Sites))
 	width := 0
 	for _, sc := range sum.Sites {
 		if n := len(fmt.Sprintf("%s:%d", sc.File, sc.Line)); n > width {
@@ -526,12 +526,12 @@ func (sum *Summary) WriteText(w io.Writer) error {
 }
 
 // header writes the summary's first lines.
-func (sum *Summary) header(b *strings.Builder, lines int, noun string) {
+func (sum *Summary) header(b *strings.Builder, lines int) {
 	fmt.Fprintf(b, "slice of %s (%s algorithm): %s", sum.Criterion, sum.Algorithm, plural(sum.Instances, "instance"))
 	if len(sum.Threads) > 1 {
 		fmt.Fprintf(b, " in %d threads", len(sum.Threads))
 	}
-	fmt.Fprintf(b, ", %s\n", plural(lines, noun))
+	fmt.Fprintf(b, ", %s\n", plural(lines, "source line"))
 	if sum.Region {
 		fmt.Fprintf(b, "region trace: the slice stops at the region's start (event %d); what its uses read there was defined before the region\n", sum.RegionSeq)
 	}
@@ -554,7 +554,7 @@ func listCounts(fs []FunctionCount, max int) string {
 // writeFull writes the unsquashed view.
 func (sum *Summary) writeFull(w io.Writer) error {
 	var b strings.Builder
-	sum.header(&b, len(sum.Lines), "source line")
+	sum.header(&b, len(sum.Lines))
 	width := 0
 	for _, lc := range sum.Lines {
 		if n := len(fmt.Sprintf("%s:%d", lc.File, lc.Line)); n > width {
