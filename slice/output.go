@@ -404,33 +404,64 @@ func (res *Result) squash(sum *Summary, keepSet map[schema.ThreadID]bool) {
 		}
 		return k, sc
 	}
+	// Count per static first (own) and per (static, call site's static)
+	// (squashed): one location lookup per static, not per instance.
+	own := make([]int, len(r.Statics))
+	type pair struct{ s, call uint32 }
+	squashed := make(map[pair]int)
+	noCallerBy := make(map[uint32]int)
 	calls := r.CallSites(res.Members)
 	for k, i := range res.Members {
 		if len(keepSet) > 0 && !keepSet[r.Threads[r.thread[i]]] {
 			continue
 		}
-		c := calls[k]
-		if c == Own {
-			_, sc := site(locOf(r.sid[i]))
-			sc.Own++
-			continue
+		switch c := calls[k]; {
+		case c == Own:
+			own[r.sid[i]]++
+		case c == NoCaller:
+			noCallerBy[r.sid[i]]++
+		default:
+			squashed[pair{r.sid[i], r.sid[c]}]++
 		}
-		sum.Squashed++
-		loc := locOf(r.sid[i])
+	}
+	squashedName := func(s uint32) string {
+		loc := locOf(s)
 		if loc.Module != "" {
 			loc.Module = path.Base(loc.Module) // libc.so.6, not its path
 		}
-		name := functionName(loc)
-		if c == NoCaller {
-			noCaller[name]++
-			continue
+		return functionName(loc)
+	}
+	for s, n := range own {
+		if n > 0 {
+			_, sc := site(locOf(uint32(s)))
+			sc.Own += n
 		}
-		sk, sc := site(locOf(r.sid[c]))
-		sc.Squashed++
+	}
+	for s, n := range noCallerBy {
+		sum.Squashed += n
+		noCaller[squashedName(s)] += n
+	}
+	// In a fixed order: a site's function is that of the first call
+	// that makes it (a line of inlined code lies in several functions).
+	pairs := make([]pair, 0, len(squashed))
+	for p := range squashed {
+		pairs = append(pairs, p)
+	}
+	sort.Slice(pairs, func(i, j int) bool {
+		if pairs[i].call != pairs[j].call {
+			return pairs[i].call < pairs[j].call
+		}
+		return pairs[i].s < pairs[j].s
+	})
+	for _, p := range pairs {
+		n := squashed[p]
+		sum.Squashed += n
+		sk, sc := site(locOf(p.call))
+		sc.Squashed += n
 		if into[sk] == nil {
 			into[sk] = make(map[string]int)
 		}
-		into[sk][name]++
+		into[sk][squashedName(p.s)] += n
 	}
 	for k, sc := range sites {
 		sc.Into = byCount(into[k])

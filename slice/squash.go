@@ -35,6 +35,21 @@ func (r *Run) CallSites(insts []uint32) []int64 {
 		return out
 	}
 	prog := r.programStatics()
+	// The statics' call/return class, looked up once per static.
+	const (
+		plain = iota
+		call
+		ret
+	)
+	class := make([]uint8, len(r.Statics))
+	for k, st := range r.Statics {
+		switch st.Info.Class {
+		case insn.Call, insn.IndirectCall:
+			class[k] = call
+		case insn.Return:
+			class[k] = ret
+		}
+	}
 	// Per thread, a stack of frames; each frame holds the innermost
 	// program call at or below it, as instance+1 (0: none).
 	stacks := make([][]uint32, len(r.Threads))
@@ -70,8 +85,8 @@ func (r *Run) CallSites(insts []uint32) []int64 {
 			}
 			k++
 		}
-		switch r.Statics[s].Info.Class {
-		case insn.Call, insn.IndirectCall:
+		switch class[s] {
+		case call:
 			if len(frames) < 1<<16 {
 				v := top
 				if prog[s] {
@@ -79,7 +94,7 @@ func (r *Run) CallSites(insts []uint32) []int64 {
 				}
 				stacks[t] = append(frames, v)
 			}
-		case insn.Return:
+		case ret:
 			if len(frames) > 1 {
 				stacks[t] = frames[:len(frames)-1]
 			} else {
