@@ -247,4 +247,3 @@ func (t *Tester) Substitutes() string {
 	}
 	return "argument"
 }
-

@@ -273,3 +273,25 @@ func keyOf(c []int) string {
 	}
 	return b.String()
 }
+
+// Report is what analyze reduce reports: the reduction and how it was
+// made.
+type Report struct {
+	// Input is the original input's path, Output the reduced input's.
+	Input  string `json:"input"`
+	Output string `json:"output"`
+	// Program is the program and its arguments, as given; Via says how
+	// the candidate reached it ("argument" or "standard input").
+	Program []string `json:"program,omitempty"`
+	Via     string   `json:"via,omitempty"`
+	// EntityKind is bytes, lines or tokens:REGEX.
+	EntityKind string `json:"entity_kind"`
+	// Oracle is the oracle's kind; Failure how the original run failed.
+	Oracle  string `json:"oracle"`
+	Failure string `json:"failure"`
+	// Jobs is the number of tests run at once.
+	Jobs int `json:"jobs"`
+	*Result
+	// Reduced is the reduced input, as text.
+	Reduced string `json:"reduced"`
+}
