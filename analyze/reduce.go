@@ -138,7 +138,7 @@ func runReduce(e *env, f *reduceFlags, fs *pflag.FlagSet, args []string) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", f.input, err)
 	}
-	cfg := reduce.Config{Entities: ents, Test: tester.Test, Jobs: f.jobs}
+	cfg := reduce.Config{Entities: ents, Test: tester.Test, Jobs: f.jobs, OriginalFails: true}
 	bar := term.IsTerminal(e.stderr)
 	if bar {
 		cfg.Progress = func(p reduce.Progress) {
@@ -156,7 +156,6 @@ func runReduce(e *env, f *reduceFlags, fs *pflag.FlagSet, args []string) error {
 	if err != nil {
 		return fmt.Errorf("reduce %s: %w", f.input, err)
 	}
-	res.Runs++ // the original run, made by Original
 	outPath := f.output
 	if outPath == "" {
 		outPath = f.input + ".min"

@@ -45,6 +45,9 @@ type Config struct {
 	Test Test
 	// Jobs is how many tests run at once (at least 1).
 	Jobs int
+	// OriginalFails says the caller has already seen the whole input fail
+	// (and counts that run): it is not tested again.
+	OriginalFails bool
 	// Progress, when set, is told after each test.
 	Progress func(Progress)
 }
@@ -88,7 +91,8 @@ type Result struct {
 	Bytes            int `json:"bytes"`
 	// Steps are ddmin's rounds, in order.
 	Steps []Step `json:"steps"`
-	// Runs is the number of tests made, the original input's included;
+	// Runs is the number of tests made, the original input's included
+	// (DDMin's, or the caller's with OriginalFails);
 	// Cached the number answered from memory.
 	Runs   int `json:"runs"`
 	Cached int `json:"cached"`
@@ -109,7 +113,8 @@ type reducer struct {
 }
 
 // DDMin reduces cfg.Entities to a 1-minimal failing configuration. The
-// whole input is tested first and must fail (else ErrNoFailure).
+// whole input is tested first (unless OriginalFails) and must fail (else
+// ErrNoFailure).
 func DDMin(ctx context.Context, cfg Config) (*Result, error) {
 	if cfg.Test == nil {
 		return nil, fmt.Errorf("reduce: no test")
@@ -124,7 +129,13 @@ func DDMin(ctx context.Context, cfg Config) (*Result, error) {
 		all[i] = i
 	}
 	res := &Result{OriginalEntities: len(all), OriginalBytes: len(Join(cfg.Entities))}
-	v, err := r.batch(ctx, [][]int{all}, 0)
+	if cfg.OriginalFails {
+		r.memo[keyOf(all)] = Fails
+	}
+	v, err := r.batch(ctx, [][]int{all}, len(all))
+	if cfg.OriginalFails {
+		r.cache-- // not a test of the reduction
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -174,6 +185,9 @@ func DDMin(ctx context.Context, cfg Config) (*Result, error) {
 	res.Input = Join(kept)
 	res.Entities, res.Bytes = len(c), len(res.Input)
 	res.Runs, res.Cached = r.runs, r.cache
+	if cfg.OriginalFails {
+		res.Runs++
+	}
 	res.Seconds = time.Since(start).Seconds()
 	return res, nil
 }
