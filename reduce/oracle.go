@@ -134,10 +134,11 @@ func (t *Tester) judge(ctx context.Context, input []byte) (Verdict, string, erro
 		}
 		return Passes, end.Text, nil
 	case OracleStatus:
-		path, err := t.candidate(input)
+		path, done, err := t.candidate(input)
 		if err != nil {
 			return Passes, "", err
 		}
+		defer done()
 		args, stdin := t.args(path)
 		res, err := rerun.Run(ctx, rerun.Command{Args: args, Stdin: stdin, Timeout: t.runs.Timeout, MaxStdout: 1})
 		if err != nil {
@@ -156,10 +157,11 @@ func (t *Tester) judge(ctx context.Context, input []byte) (Verdict, string, erro
 		}
 		return Passes, what, nil
 	default:
-		path, err := t.candidate(input)
+		path, done, err := t.candidate(input)
 		if err != nil {
 			return Passes, "", err
 		}
+		defer done()
 		cmd := strings.ReplaceAll(t.runs.Command, "@@", path)
 		env := append(os.Environ(), "REDUCE_INPUT="+path)
 		res, err := rerun.Run(ctx, rerun.Command{Args: []string{"/bin/sh", "-c", cmd}, Env: env, Timeout: t.runs.Timeout, MaxStdout: 1})
@@ -178,12 +180,12 @@ func (t *Tester) judge(ctx context.Context, input []byte) (Verdict, string, erro
 
 // record re-records the program on input and reads how it ended.
 func (t *Tester) record(ctx context.Context, input []byte) (critical.Ending, bool, error) {
-	path, err := t.candidate(input)
+	path, done, err := t.candidate(input)
 	if err != nil {
 		return critical.Ending{}, false, err
 	}
+	defer done() // the candidate and its trace
 	trace := path + ".trace"
-	defer os.Remove(trace)
 	args, stdin := t.args(path)
 	rec := append([]string{t.runs.Record, "-q"}, t.runs.RecordArgs...)
 	rec = append(append(rec, "-o", trace, "--"), args...)
@@ -209,17 +211,20 @@ func (t *Tester) record(ctx context.Context, input []byte) (critical.Ending, boo
 }
 
 // candidate writes input to a fresh file named like the original input
-// (programs may look at the name's extension) and returns its path.
-func (t *Tester) candidate(input []byte) (string, error) {
+// (programs may look at the name's extension) in a folder of its own, and
+// returns its path and the function that removes the folder.
+func (t *Tester) candidate(input []byte) (string, func(), error) {
 	dir := filepath.Join(t.runs.Dir, fmt.Sprint(t.n.Add(1)))
 	if err := os.Mkdir(dir, 0o755); err != nil {
-		return "", fmt.Errorf("candidate folder: %w", err)
+		return "", nil, fmt.Errorf("candidate folder: %w", err)
 	}
+	done := func() { os.RemoveAll(dir) }
 	path := filepath.Join(dir, filepath.Base(t.runs.Input))
 	if err := os.WriteFile(path, input, 0o644); err != nil {
-		return "", fmt.Errorf("write the candidate input: %w", err)
+		done()
+		return "", nil, fmt.Errorf("write the candidate input: %w", err)
 	}
-	return path, nil
+	return path, done, nil
 }
 
 // args returns the program's arguments for the candidate at path, and the
