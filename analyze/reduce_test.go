@@ -114,3 +114,43 @@ func TestReduceCalc(t *testing.T) {
 		}
 	}
 }
+
+// TestReduceText reduces calc's input with the plain oracles (an exit
+// status, a command) and checks the text report and the written file.
+func TestReduceText(t *testing.T) {
+	bin := testprog.Build(t, "inputs/calc")
+	src := filepath.Join(testprog.Root(t), "testdata", "programs", "inputs", "calc.failing")
+	data, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	in := filepath.Join(dir, "expr.txt")
+	if err := os.WriteFile(in, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		args []string
+		want string // in the report's first line
+	}{
+		{"exit status", []string{"--exit-status", "136", "--", bin, in}, "exit status 136 (oracle exit-status)"},
+		{"command", []string{"--entities", "lines", "--command", bin + " @@; test $? -eq 136"}, "command exit 0 (oracle command)"},
+	}
+	for _, tc := range tests {
+		outFile := filepath.Join(dir, tc.name+".min")
+		args := append([]string{"reduce", "--input", in, "-o", outFile}, tc.args...)
+		out, errOut, status := runAnalyze(t, args...)
+		if status != 0 {
+			t.Fatalf("%s: status %d, stderr %s", tc.name, status, errOut)
+		}
+		got, err := os.ReadFile(outFile)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(out, "\n")
+		if lines[0] != in+": "+tc.want || !strings.Contains(out, "written to "+outFile) || !strings.Contains(out, "\nsteps:\n   1 ") || len(got) >= len(data) {
+			t.Errorf("%s: reduced to %q, report\n%s", tc.name, got, out)
+		}
+	}
+}

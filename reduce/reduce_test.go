@@ -3,6 +3,7 @@ package reduce
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -153,5 +154,30 @@ func TestTesterErrors(t *testing.T) {
 	}
 	if v, err := tester.Test(context.Background(), []byte("a boom")); v != Fails || err != nil {
 		t.Errorf("command oracle: %v %v, want Fails", v, err)
+	}
+}
+
+// TestDDMinStops checks that a test's error and a cancelled context stop
+// the reduction.
+func TestDDMinStops(t *testing.T) {
+	ents, _ := Split([]byte("abcdefgh"), "bytes")
+	boom := errors.New("boom")
+	n := 0
+	_, err := DDMin(context.Background(), Config{Entities: ents, Test: func(context.Context, []byte) (Verdict, error) {
+		if n++; n > 1 {
+			return Passes, boom
+		}
+		return Fails, nil
+	}})
+	if !errors.Is(err, boom) {
+		t.Errorf("a failing test: %v, want boom", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	_, err = DDMin(ctx, Config{Entities: ents, Test: func(context.Context, []byte) (Verdict, error) {
+		cancel()
+		return Fails, nil
+	}})
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("a cancelled search: %v, want context.Canceled", err)
 	}
 }
