@@ -111,3 +111,35 @@ func (f *facts) ending() string {
 	}
 	return fmt.Sprintf("exit %d", f.code)
 }
+
+// Ending is how a recorded run ended, as a re-run's oracle judges it.
+type Ending struct {
+	// Ended says the process ended before the trace did; Code and Signal
+	// say how.
+	Ended  bool
+	Code   int
+	Signal uint64
+	// Fault is where the terminating signal was delivered (zero when
+	// none).
+	Fault Site
+	// Text describes it: "exit 0", "killed by signal 8 (SIGFPE) at
+	// calc.c:61 (term)".
+	Text string
+}
+
+// EndingOf reads how the run recorded at path ended.
+func EndingOf(path string) (Ending, error) {
+	f, err := scanTrace(path)
+	if err != nil {
+		return Ending{}, err
+	}
+	e := Ending{Ended: f.ended, Code: f.code, Signal: f.signal, Fault: f.fault, Text: f.ending()}
+	if f.signal != 0 {
+		e.Text = fmt.Sprintf("%s at %s", e.Text, f.fault)
+	}
+	return e, nil
+}
+
+// SameSite says whether two failure sites are the same source line (the
+// same pc when a line is unknown), as the crash oracle compares them.
+func SameSite(a, b Site) bool { return sameLine(a, b) }

@@ -1,15 +1,11 @@
 package critical
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
-	"os"
-	"os/exec"
-	"strings"
-	"syscall"
 	"time"
+
+	"github.com/mgtrace/mgtrace/internal/rerun"
 )
 
 // Rerun is one re-execution to make: the program again, with one
@@ -63,9 +59,6 @@ type RecordRunner struct {
 	Timeout time.Duration
 }
 
-// maxStdout bounds how much of a re-run's standard output is kept.
-const maxStdout = 64 << 20
-
 // Run records one re-run. A run past the time limit is killed with its
 // process group (record, valgrind and the program) and reported as timed
 // out, not as an error.
@@ -74,7 +67,7 @@ func (rr *RecordRunner) Run(ctx context.Context, r Rerun) (RunResult, error) {
 	if len(rr.Program) == 0 {
 		return res, fmt.Errorf("no program to re-run")
 	}
-	args := append([]string{"-q"}, rr.Args...)
+	args := append([]string{rr.Record, "-q"}, rr.Args...)
 	switch r.Kind {
 	case Predicate:
 		args = append(args, "--switch", r.Point)
@@ -83,60 +76,10 @@ func (rr *RecordRunner) Run(ctx context.Context, r Rerun) (RunResult, error) {
 	}
 	args = append(args, "-o", r.Trace, "--")
 	args = append(args, rr.Program...)
-	if rr.Timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, rr.Timeout)
-		defer cancel()
-	}
-	cmd := exec.CommandContext(ctx, rr.Record, args...)
-	cmd.Dir = rr.Dir
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error {
-		// The whole group: record, valgrind and what the program started.
-		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	}
-	cmd.WaitDelay = 5 * time.Second
-	var out limitedBuffer
-	var errOut limitedBuffer
-	out.max, errOut.max = maxStdout, 64<<10
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	if rr.Stdin != "" {
-		in, err := os.Open(rr.Stdin)
-		if err != nil {
-			return res, fmt.Errorf("standard input for the re-run: %w", err)
-		}
-		defer in.Close()
-		cmd.Stdin = in
-	}
-	err := cmd.Run()
-	res.Stdout, res.Stderr = out.b.Bytes(), strings.TrimSpace(errOut.b.String())
-	if ctx.Err() != nil {
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) && rr.Timeout > 0 {
-			res.TimedOut = true
-			return res, nil
-		}
-		return res, ctx.Err()
-	}
-	var ee *exec.ExitError
-	switch {
-	case err == nil:
-	case errors.As(err, &ee):
-		res.Status = ee.ExitCode()
-	default:
-		return res, fmt.Errorf("run %s: %w", rr.Record, err)
+	got, err := rerun.Run(ctx, rerun.Command{Args: args, Dir: rr.Dir, Stdin: rr.Stdin, Timeout: rr.Timeout})
+	res = RunResult{Stdout: got.Stdout, TimedOut: got.TimedOut, Status: got.Status, Stderr: got.Stderr}
+	if err != nil {
+		return res, err
 	}
 	return res, nil
-}
-
-// limitedBuffer keeps the first max bytes written to it.
-type limitedBuffer struct {
-	b   bytes.Buffer
-	max int
-}
-
-func (l *limitedBuffer) Write(p []byte) (int, error) {
-	if room := l.max - l.b.Len(); room > 0 {
-		l.b.Write(p[:min(room, len(p))])
-	}
-	return len(p), nil
 }
