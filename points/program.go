@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -42,7 +43,15 @@ func Open(path string) (*Program, error) {
 	}
 	f, err := elf.Open(abs)
 	if err != nil {
-		return nil, fmt.Errorf("points: %s: %w", path, err)
+		var fe *elf.FormatError
+		if errors.As(err, &fe) {
+			return nil, fmt.Errorf("%s is not an ELF executable (name the program itself, not a script that starts it)", path)
+		}
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			return nil, fmt.Errorf("%s: %w", path, pe.Err)
+		}
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	p := &Program{path: abs, f: f}
 	for _, pr := range f.Progs {

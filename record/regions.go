@@ -1,7 +1,9 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -22,8 +24,10 @@ func parseRegions(program string, from, to []string) ([]recorder.Region, error) 
 	}
 	prog, err := exec.LookPath(program)
 	if err != nil {
-		prog = program // the recorder says what is wrong with it
+		prog = program // the program's resolution says what is wrong with it
 	}
+	elf := &lazyProgram{path: prog}
+	defer elf.close()
 	regions := make([]recorder.Region, len(from))
 	for i, f := range from {
 		if base, ok := strings.CutSuffix(f, "#all"); ok {
@@ -36,11 +40,11 @@ func parseRegions(program string, from, to []string) ([]recorder.Region, error) 
 			regions[i].Repeat = true
 			f = base
 		}
-		if regions[i].From, err = parsePoint(prog, f, false); err != nil {
+		if regions[i].From, err = parsePoint(elf, f); err != nil {
 			return nil, fmt.Errorf("--from %s: %w", from[i], err)
 		}
 		if i < len(to) {
-			if regions[i].To, err = parsePoint(prog, to[i], true); err != nil {
+			if regions[i].To, err = parsePoint(elf, to[i]); err != nil {
 				return nil, fmt.Errorf("--to %s: %w", to[i], err)
 			}
 		}
@@ -50,7 +54,7 @@ func parseRegions(program string, from, to []string) ([]recorder.Region, error) 
 
 // parsePoint reads one POINT: an instruction count, mark:NAME, FUNC,
 // FUNC:exit or FILE:LINE, each but the count with an optional #K.
-func parsePoint(prog, s string, end bool) (recorder.Trigger, error) {
+func parsePoint(prog *lazyProgram, s string) (recorder.Trigger, error) {
 	if s == "" {
 		return recorder.Trigger{}, fmt.Errorf("an empty point")
 	}
@@ -85,16 +89,11 @@ func parsePoint(prog, s string, end bool) (recorder.Trigger, error) {
 // instructions whose executions a trigger counts: a function's entry, its
 // return instructions, or the instructions where control enters the line
 // (the first of each run of the line's instructions).
-func codePoint(prog, s string) ([]recorder.CodeLoc, error) {
-	real, err := filepath.EvalSymlinks(prog)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", prog, err)
-	}
-	p, err := points.Open(real)
+func codePoint(prog *lazyProgram, s string) ([]recorder.CodeLoc, error) {
+	p, err := prog.open()
 	if err != nil {
 		return nil, err
 	}
-	defer p.Close()
 	var ins []points.Insn
 	if i := strings.LastIndexByte(s, ':'); i > 0 {
 		if line, err := strconv.Atoi(s[i+1:]); err == nil {
@@ -135,4 +134,34 @@ func codePoint(prog, s string) ([]recorder.CodeLoc, error) {
 		locs[i] = recorder.CodeLoc{Path: in.Loc.Path, Offset: in.Loc.Offset}
 	}
 	return locs, nil
+}
+
+// lazyProgram reads the program's ELF file and line table the first time
+// a point needs them, once for all the points.
+type lazyProgram struct {
+	path string
+	p    *points.Program
+	err  error
+}
+
+func (l *lazyProgram) open() (*points.Program, error) {
+	if l.p == nil && l.err == nil {
+		real, err := filepath.EvalSymlinks(l.path)
+		if err != nil {
+			var pe *fs.PathError
+			if errors.As(err, &pe) {
+				err = pe.Err
+			}
+			l.err = fmt.Errorf("%s: %w", l.path, err)
+			return nil, l.err
+		}
+		l.p, l.err = points.Open(real)
+	}
+	return l.p, l.err
+}
+
+func (l *lazyProgram) close() {
+	if l.p != nil {
+		l.p.Close()
+	}
 }

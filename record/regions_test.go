@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/binary"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -285,5 +286,26 @@ func TestRegionCrashOutside(t *testing.T) {
 	whole := signalPC()
 	if got := signalPC("--from", "corrupt", "--to", "corrupt:exit"); got != whole {
 		t.Errorf("the signal after the region is at %#x, the whole run's at %#x", got, whole)
+	}
+}
+
+// A point named in a script, or in a program that is not there, is a
+// one-line error that says so.
+func TestRegionProgramErrors(t *testing.T) {
+	t.Parallel()
+	script := filepath.Join(t.TempDir(), "run.sh")
+	if err := os.WriteFile(script, []byte("#!/bin/sh\nexit 0\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		prog, want string
+	}{
+		{script, "record: --from main: " + script + " is not an ELF executable (name the program itself, not a script that starts it)\n"},
+		{"./no-such-program", "record: --from main: ./no-such-program: no such file or directory\n"},
+	} {
+		status, _, stderr := runRecord("-q", "-o", filepath.Join(t.TempDir(), "x.trace"), "--from", "main", tc.prog)
+		if status != 2 || stderr != tc.want {
+			t.Errorf("record --from main %s: status %d, stderr %q; want 2 and %q", tc.prog, status, stderr, tc.want)
+		}
 	}
 }
