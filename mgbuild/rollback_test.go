@@ -1,7 +1,6 @@
 package mgbuild
 
 import (
-	"io"
 	"math/rand"
 	"path/filepath"
 	"sort"
@@ -9,30 +8,17 @@ import (
 
 	"github.com/mgtrace/mgtrace/internal/testprog"
 	"github.com/mgtrace/mgtrace/schema"
+	"github.com/mgtrace/mgtrace/schema/tracetest"
 )
 
 // readEvents reads all the events of a committed trace.
 func readEvents(t testing.TB, name string) ([]schema.Event, *schema.Tables) {
 	t.Helper()
-	r, err := schema.Open(filepath.Join(testprog.Root(t), "testdata", "traces", name+".trace"))
+	evs, tables, err := tracetest.ReadAll(filepath.Join(testprog.Root(t), "testdata", "traces", name+".trace"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer r.Close()
-	var evs []schema.Event
-	for {
-		ev, err := r.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		e := *ev
-		e.Data = append([]byte(nil), ev.Data...)
-		evs = append(evs, e)
-	}
-	return evs, r.Tables()
+	return evs, tables
 }
 
 func buildEvents(t testing.TB, evs []schema.Event, tables *schema.Tables, opt Options) *Graph {

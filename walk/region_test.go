@@ -3,7 +3,6 @@ package walk_test
 import (
 	"bytes"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"path/filepath"
 	"testing"
@@ -102,25 +101,11 @@ func TestWalkRegion(t *testing.T) {
 func TestWalkOddRegions(t *testing.T) {
 	root := testprog.Root(t)
 	path := filepath.Join(root, "testdata", "traces", "list.trace")
-	tr, err := schema.Open(path)
+	base, all, err := tracetest.ReadAll(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var base []schema.Event
-	for {
-		ev, err := tr.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		e := *ev
-		e.Data = append([]byte(nil), ev.Data...)
-		base = append(base, e)
-	}
-	tables := regioncut.AllTables(tr.Tables())
-	tr.Close()
+	tables := regioncut.AllTables(all)
 	for seed := uint64(0); seed < 12; seed++ {
 		rng := rand.New(rand.NewPCG(seed, 7))
 		var evs []schema.Event

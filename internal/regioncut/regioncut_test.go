@@ -2,35 +2,21 @@ package regioncut
 
 import (
 	"fmt"
-	"io"
 	"path/filepath"
 	"testing"
 
 	"github.com/mgtrace/mgtrace/internal/testprog"
 	"github.com/mgtrace/mgtrace/schema"
 	"github.com/mgtrace/mgtrace/schema/tracepb"
+	"github.com/mgtrace/mgtrace/schema/tracetest"
 )
 
 // events reads every event of a trace, copied.
 func events(t *testing.T, path string) []schema.Event {
 	t.Helper()
-	r, err := schema.Open(path)
+	out, _, err := tracetest.ReadAll(path)
 	if err != nil {
 		t.Fatal(err)
-	}
-	defer r.Close()
-	var out []schema.Event
-	for {
-		ev, err := r.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		e := *ev
-		e.Data = append([]byte(nil), ev.Data...)
-		out = append(out, e)
 	}
 	return out
 }

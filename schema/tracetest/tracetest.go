@@ -6,6 +6,7 @@ package tracetest
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"math/rand/v2"
 
 	"github.com/mgtrace/mgtrace/schema"
@@ -213,4 +214,27 @@ func WriteTrace(evs []schema.Event, tables *tracepb.Tables, opts schema.WriterOp
 		return nil, err
 	}
 	return buf.Bytes(), nil
+}
+
+// ReadAll reads every event of the trace at path, each copied (Data too),
+// and returns them with the trace's tables.
+func ReadAll(path string) ([]schema.Event, *schema.Tables, error) {
+	r, err := schema.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer r.Close()
+	var evs []schema.Event
+	for {
+		ev, err := r.Next()
+		if err == io.EOF {
+			return evs, r.Tables(), nil
+		}
+		if err != nil {
+			return nil, nil, fmt.Errorf("read %s after %d events: %w", path, len(evs), err)
+		}
+		e := *ev
+		e.Data = append([]byte(nil), ev.Data...)
+		evs = append(evs, e)
+	}
 }
