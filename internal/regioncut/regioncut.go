@@ -40,6 +40,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"maps"
 	"math/bits"
 	"os"
 	"slices"
@@ -344,28 +345,22 @@ func (st *state) memoryAt(b *mgbuild.Builder) []piece {
 // AllTables gathers a trace's tables in one message, in id order, to write
 // them into another trace.
 func AllTables(t *schema.Tables) *tracepb.Tables {
-	m := &tracepb.Tables{}
-	for _, v := range t.Modules {
-		m.Modules = append(m.Modules, v)
+	return &tracepb.Tables{
+		Modules:      byKey(t.Modules),
+		Files:        byKey(t.Files),
+		Functions:    byKey(t.Functions),
+		Instructions: byKey(t.Instructions),
+		Types:        byKey(t.Types),
 	}
-	slices.SortFunc(m.Modules, func(a, b *tracepb.Module) int { return cmp.Compare(a.Id, b.Id) })
-	for _, v := range t.Files {
-		m.Files = append(m.Files, v)
+}
+
+// byKey returns m's values in the order of their keys.
+func byKey[K cmp.Ordered, V any](m map[K]V) []V {
+	out := make([]V, 0, len(m))
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		out = append(out, m[k])
 	}
-	slices.SortFunc(m.Files, func(a, b *tracepb.SourceFile) int { return cmp.Compare(a.Id, b.Id) })
-	for _, v := range t.Functions {
-		m.Functions = append(m.Functions, v)
-	}
-	slices.SortFunc(m.Functions, func(a, b *tracepb.Function) int { return cmp.Compare(a.Id, b.Id) })
-	for _, v := range t.Instructions {
-		m.Instructions = append(m.Instructions, v)
-	}
-	slices.SortFunc(m.Instructions, func(a, b *tracepb.Instruction) int { return cmp.Compare(a.Pc, b.Pc) })
-	for _, v := range t.Types {
-		m.Types = append(m.Types, v)
-	}
-	slices.SortFunc(m.Types, func(a, b *tracepb.StructType) int { return cmp.Compare(a.Name, b.Name) })
-	return m
+	return out
 }
 
 // allocCalls follows each thread's allocator calls, to keep their CALL and
