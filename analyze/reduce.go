@@ -13,7 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/mgtrace/mgtrace/internal/term"
-	"github.com/mgtrace/mgtrace/reduce"
+	"github.com/mgtrace/mgtrace/inputs/reduce"
 )
 
 const reduceHelp = `

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/mgtrace/mgtrace/internal/testprog"
-	"github.com/mgtrace/mgtrace/reduce"
+	"github.com/mgtrace/mgtrace/inputs/reduce"
 )
 
 // TestReduceUsage checks reduce's command-line errors: exit status 2 and
