@@ -145,7 +145,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 		Regions:     regions,
 		Alterations: alts,
 		Preempt:     n, SchedSeed: seed,
-		InputCap:    capBytes,
+		InputCap: capBytes,
 	}
 	if capBytes == 0 {
 		opts.InputCap = recorder.NoInput
