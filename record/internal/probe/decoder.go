@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 
 	"github.com/mgtrace/mgtrace/schema"
 )
@@ -158,6 +159,9 @@ type Decoder struct {
 
 	alterCounts map[uint64]uint64 // ALTER_COUNT records: slot to executions
 
+	// inputLeft is how many more input bytes INPUT events may hold (the
+	// probe counts per program image; this bounds the whole trace).
+	inputLeft int64
 }
 
 // ChunkSource is a raw stream that comes in pieces, which the decoder
@@ -177,10 +181,15 @@ func NewDecoder(in io.Reader, sink Sink) *Decoder {
 	if !ok {
 		src = &readerSource{in: in, buf: make([]byte, 4<<20)}
 	}
-	d := &Decoder{sink: sink, src: src, threadOf: map[uint64]schema.ThreadID{}, nextTID: 1}
+	d := &Decoder{sink: sink, src: src, threadOf: map[uint64]schema.ThreadID{}, nextTID: 1, inputLeft: math.MaxInt64}
 	d.fast, _ = sink.(FastSink)
 	return d
 }
+
+// SetInputCap bounds the input bytes the INPUT events of the whole stream
+// hold: past n bytes they say only where the bytes landed (the probe
+// bounds them per program image, and an exec starts its count again).
+func (d *Decoder) SetInputCap(n int64) { d.inputLeft = n }
 
 // readerSource is the ChunkSource of a plain io.Reader: one buffer, filled
 // by one Read for each piece.
@@ -835,8 +844,12 @@ func (d *Decoder) input(n int) error {
 		return d.bad("input record of %d bytes (kept %d) in %d words", length, kept, n)
 	}
 	ev := d.newEvent(schema.KindInput)
+	if kept == 1 && d.inputLeft < int64(length) {
+		kept = 0 // past the cap on the whole trace's input bytes
+	}
 	ev.Addr, ev.Size, ev.Num = addr, uint32(length), kept
 	if kept == 1 {
+		d.inputLeft -= int64(length)
 		b := d.buf[d.r : d.r+int(length)]
 		ev.Value = lowBytes(b)
 		if len(b) > 8 {

@@ -779,3 +779,31 @@ func TestDecodeBadInput(t *testing.T) {
 		})
 	}
 }
+
+// The decoder bounds the input bytes of the whole stream: an exec starts
+// the probe's own count again.
+func TestDecodeInputCap(t *testing.T) {
+	s := (&stream{}).hello().switchTo(1)
+	for i := uint64(0); i < 3; i++ {
+		s.put(hdr(recSyscall, 10, 0), 1, 0x3012, 3, 0x8000, 100, 0, 0, 0, 8)
+		s.put(hdr(recInput, 5, 0), 0x8000+i, 8, 1, 0x3736353433323130)
+	}
+	c := &collect{}
+	d := NewDecoder(bytes.NewReader(s.bytes()), c)
+	d.SetInputCap(20)
+	if err := d.Run(); err != nil {
+		t.Fatal(err)
+	}
+	var nums []uint64
+	for _, e := range c.events {
+		if e.Kind == schema.KindInput {
+			nums = append(nums, e.Num)
+			if e.Num == 0 && (e.Value != 0 || e.Data != nil) {
+				t.Errorf("an input past the cap keeps its bytes: %+v", e)
+			}
+		}
+	}
+	if !reflect.DeepEqual(nums, []uint64{1, 1, 0}) {
+		t.Errorf("inputs recorded %v, want the first two of 8 bytes within a cap of 20", nums)
+	}
+}

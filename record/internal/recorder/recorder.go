@@ -426,6 +426,9 @@ func stream(pipe io.Reader, out *os.File, hdr *tracepb.Header, opts Options, res
 		}()
 	}
 	dec := probe.NewDecoder(pipe, s)
+	if icap, err := inputCap(opts); err == nil {
+		dec.SetInputCap(icap)
+	}
 	runErr := dec.Run()
 	stop.Store(true)
 	res.Events = w.Events()
