@@ -2,6 +2,7 @@ package inputs_test
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -222,4 +223,64 @@ func summarize(t *testing.T, path string) *schema.Summary {
 		t.Fatal(err)
 	}
 	return s
+}
+
+// Threads reading files of their own and a pipe at once: each call's
+// bytes follow it on its thread, so every source comes out whole and in
+// order.
+func TestReadRecordedThreads(t *testing.T) {
+	bin := testprog.Build(t, "inputs/threadread", testprog.Flags("-O0", "-pthread"))
+	dir := t.TempDir()
+	var files []string
+	contents := map[string]string{}
+	for i := 0; i < 4; i++ {
+		var b strings.Builder
+		for k := 0; k < 100+13*i; k++ {
+			b.WriteByte(byte('a' + (7*i+k)%26))
+		}
+		b.WriteByte('\n')
+		name := filepath.Join(dir, fmt.Sprintf("f%d.txt", i))
+		if err := os.WriteFile(name, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, name)
+		contents[name] = b.String()
+	}
+	trace, _, _ := testprog.RecordWith(t, []string{"--preempt", "3", "--sched-seed", "5"}, bin, files...)
+	e, _ := readTrace(t, trace)
+	got := map[string][]byte{}
+	next := map[string]uint64{}
+	threads := map[string]schema.ThreadID{}
+	for _, r := range e.Ranges {
+		s := e.Sources[r.Source]
+		if s.Kind == inputs.SourceModule {
+			continue
+		}
+		if r.Offset != next[s.Name] {
+			t.Errorf("%s: range at offset %d, want %d", s.Name, r.Offset, next[s.Name])
+		}
+		next[s.Name] += r.Len
+		got[s.Name] = append(got[s.Name], r.Data...)
+		if th, ok := threads[s.Name]; ok && th != r.Thread {
+			t.Errorf("%s: read by threads %d and %d", s.Name, th, r.Thread)
+		}
+		threads[s.Name] = r.Thread
+	}
+	for name, want := range contents {
+		if string(got[name]) != want {
+			t.Errorf("%s: entities %q, want the file %q", name, got[name], want)
+		}
+	}
+	pipes := 0
+	for _, s := range e.Sources {
+		if s.Kind == inputs.SourcePipe {
+			pipes++
+			if want := strings.Repeat("0123456789", 20); string(got[s.Name]) != want {
+				t.Errorf("%s: entities %q, want %q", s.Name, got[s.Name], want)
+			}
+		}
+	}
+	if pipes != 1 || len(threads) != 5 {
+		t.Errorf("%d pipe sources and %d sources in all, want 1 and 5: %+v", pipes, len(threads), e.Sources)
+	}
 }
