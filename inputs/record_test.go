@@ -2,6 +2,7 @@ package inputs_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -179,6 +180,27 @@ func TestReadRecordedWithoutBytes(t *testing.T) {
 	}
 	if !strings.Contains(string(out), "not recorded, past the recorder's cap") {
 		t.Errorf("analyze info does not say that input bytes were not recorded:\n%s", out)
+	}
+	out, err = exec.Command(analyzeTool(t), "info", "--format", "json", trace).Output()
+	if err != nil {
+		t.Fatalf("analyze info --format json: %v", err)
+	}
+	var info struct {
+		Input *struct{ Bytes, Unrecorded uint64 }
+	}
+	if err := json.Unmarshal(out, &info); err != nil {
+		t.Fatal(err)
+	}
+	// The entities less the mmap'd ranges, plus the 16 bytes of the pipe's
+	// and the socketpair's descriptors, which are kept.
+	var mapped uint64
+	for _, r := range e.Ranges {
+		if r.Syscall == "mmap" {
+			mapped += r.Len
+		}
+	}
+	if info.Input == nil || info.Input.Bytes != e.Total-mapped+16 || info.Input.Unrecorded != e.Total-mapped {
+		t.Errorf("analyze info's input: %+v; want %d bytes, %d unrecorded", info.Input, e.Total-mapped+16, e.Total-mapped)
 	}
 }
 
