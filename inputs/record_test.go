@@ -306,3 +306,37 @@ func TestReadRecordedThreads(t *testing.T) {
 		t.Errorf("%d pipe sources and %d sources in all, want 1 and 5: %+v", pipes, len(threads), e.Sources)
 	}
 }
+
+// Traces recorded before SYSCALL_PATH and INPUT events: read's ranges come
+// from its arguments, without bytes, from sources of kind other or stdin.
+func TestReadOldTraces(t *testing.T) {
+	traces, err := filepath.Glob(filepath.Join(testprog.Root(t), "testdata", "traces", "*.trace"))
+	if err != nil || len(traces) == 0 {
+		t.Fatalf("no committed traces (%v)", err)
+	}
+	reads := 0
+	for _, path := range traces {
+		e, _ := readTrace(t, path)
+		var sum uint64
+		for _, r := range e.Ranges {
+			if r.Data != nil || r.Syscall != "read" && r.Syscall != "mmap" && r.Syscall != "pread64" && r.Syscall != "recvfrom" {
+				t.Errorf("%s: range %+v", filepath.Base(path), r)
+			}
+			if r.Syscall == "read" {
+				reads++
+			}
+			sum += r.Len
+		}
+		if sum != e.Total || e.Unrecorded != e.Total {
+			t.Errorf("%s: ranges hold %d entities, total %d, unrecorded %d", filepath.Base(path), sum, e.Total, e.Unrecorded)
+		}
+		for _, s := range e.Sources {
+			if s.Kind != inputs.SourceOther && s.Kind != inputs.SourceStdin {
+				t.Errorf("%s: source %+v in a trace without paths", filepath.Base(path), s)
+			}
+		}
+	}
+	if reads == 0 {
+		t.Errorf("no read in any committed trace: the test shows nothing")
+	}
+}
