@@ -99,11 +99,11 @@ type Run struct {
 	eventInst map[uint64]uint32
 	// syscalls maps every SYSCALL event to the instance that made it.
 	syscalls map[uint64]uint32
-	pairs     map[uint32]uint32 // verified save/restore: restore instance -> save instance
-	pairReg   map[uint32]tracepb.Register
-	stack     []stackRange // per thread: where its stack lies
-	indirect  map[uint32][]uint32
-	signals   []threadMark
+	pairs    map[uint32]uint32 // verified save/restore: restore instance -> save instance
+	pairReg  map[uint32]tracepb.Register
+	stack    []stackRange // per thread: where its stack lies
+	indirect map[uint32][]uint32
+	signals  []threadMark
 	// byFunction lists the tables' instructions by function (region
 	// traces' control-flow graphs), built on first use.
 	byFunction map[uint32][]uint64
