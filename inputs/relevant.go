@@ -85,8 +85,9 @@ type Relevance struct {
 	Cinf []Element `json:"cinf"`
 	Ainf []Element `json:"ainf"`
 	// Ranges are the sets as runs of entities per source, in set, then
-	// entity order.
-	Ranges []EntityRange `json:"ranges"`
+	// entity order; Sources are the run's sources they index.
+	Ranges  []EntityRange `json:"ranges"`
+	Sources []Source      `json:"sources"`
 	// Stats describe the pass.
 	Stats Stats `json:"stats"`
 }
@@ -221,7 +222,7 @@ func Analyze(run *slice.Run, ents *Entities, p slice.Point, opt Options) (*Relev
 	for _, i := range p.Insts {
 		a.want[i] = true
 	}
-	rel := &Relevance{Criterion: p.Label, Instance: last}
+	rel := &Relevance{Criterion: p.Label, Instance: last, Sources: ents.Sources}
 	var value uint32
 	cur := run.Cursor()
 	var accs []slice.Access
@@ -443,7 +444,7 @@ func (a *analyzer) define(i, ti uint32, st *slice.Static, accs []slice.Access, v
 	if rs, ok := a.entAt[i]; ok {
 		for _, r := range rs {
 			for k := uint64(0); k < r.Len; k++ {
-				a.setMem(r.Addr+k, 1, a.t.tripleOf(triple{der: a.t.single(r.First + k)}))
+				a.setMem(r.Addr+k, 1, a.entityValue(r.First+k))
 			}
 			a.stats.Entities += int64(r.Len)
 		}
@@ -514,6 +515,20 @@ func (a *analyzer) criterionValue(insts []uint32) (uint32, uint32) {
 	return a.values[i], i
 }
 
+// A byte of shadow memory holds a triple's number, or with entityBit set
+// the number of the entity it holds as read: its triple ({e=}, {}, {}) is
+// made only when the byte is read, as most bytes a file brings in (a
+// mapped file's above all) are never read.
+const entityBit = 1 << 31
+
+// entityValue returns the shadow value of a byte that holds entity e.
+func (a *analyzer) entityValue(e uint64) uint32 {
+	if e < entityBit {
+		return entityBit | uint32(e)
+	}
+	return a.t.tripleOf(triple{der: a.t.single(e)})
+}
+
 // memValue returns the union of the triples of memory [addr, addr+size).
 func (a *analyzer) memValue(addr, size uint64) uint32 {
 	var v uint32
@@ -521,8 +536,11 @@ func (a *analyzer) memValue(addr, size uint64) uint32 {
 	for k := uint64(0); k < size; k++ {
 		x := a.byteAt(addr + k)
 		if x != prev {
-			v = a.t.TUnion(v, x)
 			prev = x
+			if x&entityBit != 0 {
+				x = a.t.tripleOf(triple{der: a.t.single(uint64(x &^ entityBit))})
+			}
+			v = a.t.TUnion(v, x)
 		}
 	}
 	return v
