@@ -7,8 +7,8 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/mgtrace/mgtrace/internal/term"
 	"github.com/mgtrace/mgtrace/inputs"
+	"github.com/mgtrace/mgtrace/internal/term"
 	"github.com/mgtrace/mgtrace/schema"
 	"github.com/mgtrace/mgtrace/slice"
 )
