@@ -176,8 +176,9 @@ type analyzer struct {
 //
 // The value is: with a location (p.HasLoc), that register or memory's
 // value just after p's last instance; for the faulting instance of a run
-// that crashed, the registers that formed its memory address (the wrong
-// pointer); otherwise what p's last instance that computes something
+// that a bad memory access killed (SIGSEGV, SIGBUS), the registers that
+// formed its address (the wrong pointer), and for one killed otherwise
+// (SIGFPE) the operands it read; otherwise what p's last instance that computes something
 // computes (its registers and memory written, a conditional branch's
 // outcome). docs/inputs.md gives the rules.
 func Analyze(run *slice.Run, ents *Entities, p slice.Point, opt Options) (*Relevance, error) {
@@ -193,7 +194,7 @@ func Analyze(run *slice.Run, ents *Entities, p slice.Point, opt Options) (*Relev
 	}
 	a := &analyzer{
 		run:     run,
-		t:       newSetTable(),
+		t:       newSetTable(ents.Total),
 		threads: make([]threadShadow, len(run.Threads)),
 		pages:   make(map[uint64]*page),
 		entAt:   make(map[uint32][]Range),
@@ -237,9 +238,16 @@ func Analyze(run *slice.Run, ents *Entities, p slice.Point, opt Options) (*Relev
 		}
 		accs = cur.Next(i, accs[:0])
 		if crash && i == last {
-			v, ok := a.pointer(i)
-			if ok {
-				value, rel.Value = v, "the faulting access's address (its base and index registers)"
+			if ts := &a.threads[run.ThreadIndex(i)]; ts.pending.set {
+				a.finish(run.ThreadIndex(i), run.StaticOf(i).PC)
+			}
+			if run.CrashSignal == sigSEGV || run.CrashSignal == sigBUS {
+				if v, ok := a.pointer(i); ok {
+					value, rel.Value = v, "the faulting access's address (its base and index registers)"
+					break
+				}
+			} else {
+				value, rel.Value = a.operands(i, accs), "the operands of the faulting instruction"
 				break
 			}
 		}
@@ -452,24 +460,49 @@ func (a *analyzer) define(i, ti uint32, st *slice.Static, accs []slice.Access, v
 	a.note(i, value, false)
 }
 
+// Signals of a bad memory access.
+const (
+	sigBUS  = 7
+	sigSEGV = 11
+)
+
 // pointer returns the value of the faulting instance i's address
 // registers, before it runs; ok is false when it has none that is
-// followed.
+// followed (the stack pointer, or a frame pointer that holds no input, do
+// not count).
 func (a *analyzer) pointer(i uint32) (uint32, bool) {
 	info := &a.run.StaticOf(i).Info
 	ts := &a.threads[a.run.ThreadIndex(i)]
-	if ts.pending.set {
-		a.finish(a.run.ThreadIndex(i), a.run.StaticOf(i).PC)
-	}
 	var v uint32
 	ok := false
 	for _, r := range []tracepb.Register{info.Base, info.Index} {
-		if tracked(r) {
+		if tracked(r) && (r != tracepb.Register_RBP || ts.regs[r] != 0) {
 			v = a.t.TUnion(v, ts.regs[r])
 			ok = true
 		}
 	}
 	return v, ok
+}
+
+// operands returns the union of the values instance i reads (its
+// registers and memory operands), before it runs: the wrong operand of an
+// instruction that faulted other than by its address (a division by
+// zero).
+func (a *analyzer) operands(i uint32, accs []slice.Access) uint32 {
+	info := &a.run.StaticOf(i).Info
+	ts := &a.threads[a.run.ThreadIndex(i)]
+	var v uint32
+	for u := info.Uses; u != 0; u &= u - 1 {
+		if r := tracepb.Register(trailing(uint64(u))); tracked(r) {
+			v = a.t.TUnion(v, ts.regs[r])
+		}
+	}
+	for _, ac := range accs {
+		if !ac.Write {
+			v = a.t.TUnion(v, a.memValue(ac.Addr, ac.Size))
+		}
+	}
+	return v
 }
 
 // nextPC returns the pc of the next instance of i's thread, 0 when there
@@ -606,7 +639,7 @@ func (a *analyzer) link(i uint32, st *slice.Static, accs []slice.Access) linkKey
 
 // elements lists set id as elements, by entity.
 func (a *analyzer) elements(id uint32) []Element {
-	d := &a.t.sets[id]
+	d := a.t.data(id)
 	out := []Element{}
 	ci := 0
 	for _, r := range d.runs {
@@ -656,7 +689,7 @@ func statement(t *schema.Tables, pc uint64) string {
 // ranges splits set id into runs of entities per source.
 func (a *analyzer) ranges(s Set, id uint32, ents *Entities) []EntityRange {
 	var out []EntityRange
-	for _, r := range a.t.sets[id].runs {
+	for _, r := range a.t.tr.runs(a.t.sets[id].tree) {
 		for e := r.lo; e < r.hi; {
 			k := sort.Search(len(ents.Ranges), func(k int) bool { return ents.Ranges[k].First+ents.Ranges[k].Len > e })
 			if k == len(ents.Ranges) || ents.Ranges[k].First > e {
