@@ -26,6 +26,9 @@ type Options struct {
 	Progress func(done, total int64)
 	// Context cancels a long pass.
 	Context context.Context
+
+	// gcLimit replaces the package's gcLimit (tests).
+	gcLimit int
 }
 
 // Link is one step of a mapping chain: constant Value was assigned to
@@ -100,6 +103,9 @@ type Stats struct {
 	Chains    int   `json:"chains"`    // distinct chain links made
 	Triples   int   `json:"triples"`   // distinct (DER, CINF, AINF) triples made
 	Pages     int   `json:"pages"`     // 4 KiB pages of shadow memory
+	// Collections counts the times the tables were collected (the dead
+	// sets dropped).
+	Collections int `json:"collections"`
 }
 
 // Elements returns the set named s.
@@ -165,6 +171,8 @@ type analyzer struct {
 	want   map[uint32]bool
 	values map[uint32]uint32
 	stats  Stats
+	// gcAt is the table size that triggers the next collection.
+	gcAt int
 }
 
 // Analyze computes the relevant input sets (DERIVED, CINFLUENCED,
@@ -203,6 +211,10 @@ func Analyze(run *slice.Run, ents *Entities, p slice.Point, opt Options) (*Relev
 		values:  make(map[uint32]uint32),
 		lastPN:  ^uint64(0),
 	}
+	a.gcAt = gcLimit
+	if opt.gcLimit > 0 {
+		a.gcAt = opt.gcLimit
+	}
 	keep := sourceFilter(opt.Sources)
 	for _, r := range ents.Ranges {
 		if r.Source < 0 || r.Source >= len(ents.Sources) || !keep[ents.Sources[r.Source].Kind] {
@@ -234,6 +246,12 @@ func Analyze(run *slice.Run, ents *Entities, p slice.Point, opt Options) (*Relev
 			}
 			if opt.Progress != nil {
 				opt.Progress(int64(i), int64(last)+1)
+			}
+		}
+		if i&0xfff == 0 && a.t.size() > a.gcAt {
+			a.collect()
+			if opt.gcLimit > 0 {
+				a.gcAt = opt.gcLimit
 			}
 		}
 		accs = cur.Next(i, accs[:0])
