@@ -81,9 +81,9 @@ type setTable struct {
 	chains    []chainNode // index 0 unused
 	chainIdx  map[chainNode]uint32
 
-	union map[[2]uint32]uint32
-	weak  map[uint32]uint32
-	ext   map[extKey]uint32
+	union  map[[2]uint32]uint32
+	weak   map[uint32]uint32
+	ext    map[extKey]uint32
 	lists2 map[[2]uint32]uint32 // union of chain lists
 
 	triples   []triple

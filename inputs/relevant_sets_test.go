@@ -183,7 +183,6 @@ func TestOperatorProperties(t *testing.T) {
 	}
 }
 
-
 // TestTreeRuns checks that the trees give back the runs they were built
 // from, across leaves and levels.
 func TestTreeRuns(t *testing.T) {
