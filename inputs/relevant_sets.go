@@ -48,7 +48,7 @@ const (
 	// made first).
 	maxChains = 4
 	// memoLimit bounds each memo table; a full table is emptied.
-	memoLimit = 1 << 20
+	memoLimit = 1 << 16
 )
 
 // linkKey is one mapping step as the analysis holds it: the constant
@@ -90,8 +90,23 @@ type setTable struct {
 	tripleIdx map[triple]uint32
 	tUnion    map[[2]uint32]uint32
 	tContrib  map[contribKey]uint32
+	// Direct-mapped caches in front of the union memos: most unions
+	// repeat one that was just made, and a small array stays in the
+	// processor's cache where the maps do not.
+	tCache, sCache [pairCache]pairMemo
 
 	key []byte // scratch for keys
+}
+
+// pairMemo is one entry of a direct-mapped cache of a binary operator.
+type pairMemo struct{ a, b, r uint32 }
+
+// pairCache is the size of the direct-mapped caches.
+const pairCache = 1 << 12
+
+// pairSlot is the cache slot of the pair (a, b).
+func pairSlot(a, b uint32) uint32 {
+	return (a*0x9e3779b1 ^ b*0x85ebca6b) >> 20 & (pairCache - 1)
 }
 
 // setRec is one set: the tree of its entities and the list of its chains.
@@ -213,8 +228,13 @@ func (t *setTable) Union(a, b uint32) uint32 {
 	if a > b {
 		a, b = b, a
 	}
+	c := &t.sCache[pairSlot(a, b)]
+	if c.a == a && c.b == b {
+		return c.r
+	}
 	k := [2]uint32{a, b}
 	if id, ok := t.union[k]; ok {
+		*c = pairMemo{a, b, id}
 		return id
 	}
 	x, y := t.sets[a], t.sets[b]
@@ -230,6 +250,7 @@ func (t *setTable) Union(a, b uint32) uint32 {
 		clear(t.union)
 	}
 	t.union[k] = id
+	*c = pairMemo{a, b, id}
 	return id
 }
 
@@ -385,16 +406,21 @@ func (t *setTable) TUnion(a, b uint32) uint32 {
 	if a > b {
 		a, b = b, a
 	}
+	c := &t.tCache[pairSlot(a, b)]
+	if c.a == a && c.b == b {
+		return c.r
+	}
 	k := [2]uint32{a, b}
-	if id, ok := t.tUnion[k]; ok {
-		return id
+	id, ok := t.tUnion[k]
+	if !ok {
+		x, y := t.triples[a], t.triples[b]
+		id = t.tripleOf(triple{t.Union(x.der, y.der), t.Union(x.cinf, y.cinf), t.Union(x.ainf, y.ainf)})
+		if len(t.tUnion) >= memoLimit {
+			clear(t.tUnion)
+		}
+		t.tUnion[k] = id
 	}
-	x, y := t.triples[a], t.triples[b]
-	id := t.tripleOf(triple{t.Union(x.der, y.der), t.Union(x.cinf, y.cinf), t.Union(x.ainf, y.ainf)})
-	if len(t.tUnion) >= memoLimit {
-		clear(t.tUnion)
-	}
-	t.tUnion[k] = id
+	*c = pairMemo{a, b, id}
 	return id
 }
 

@@ -18,6 +18,7 @@ type trees struct {
 	depth int                 // the root's level (leaves are level 0)
 
 	union  map[[2]uint32]uint32
+	cache  [pairCache]pairMemo // in front of union
 	weak   map[uint32]uint32
 	strong map[uint32]uint32
 }
@@ -100,8 +101,13 @@ func (t *trees) Union(a, b uint32) uint32 {
 	if a > b {
 		a, b = b, a
 	}
+	c := &t.cache[pairSlot(a, b)]
+	if c.a == a && c.b == b {
+		return c.r
+	}
 	k := [2]uint32{a, b}
 	if id, ok := t.union[k]; ok {
+		*c = pairMemo{a, b, id}
 		return id
 	}
 	x, y := t.nodes[a], t.nodes[b]
@@ -131,6 +137,7 @@ func (t *trees) Union(a, b uint32) uint32 {
 		clear(t.union)
 	}
 	t.union[k] = id
+	*c = pairMemo{a, b, id}
 	return id
 }
 
