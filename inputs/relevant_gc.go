@@ -11,7 +11,7 @@ package inputs
 // which the tables are collected; after a collection the limit is raised
 // to twice what survived, so that a state that holds much is not collected
 // over and over.
-const gcLimit = 6_000_000
+const gcLimit = 2_000_000
 
 // tableSize is what gcLimit counts.
 func (t *setTable) size() int { return len(t.tr.nodes) + len(t.sets) + len(t.triples) }
