@@ -496,6 +496,20 @@ func (d *Decoder) record(h uint64) error {
 		}
 		d.lastPC = d.word()
 		d.skip(n - 3)
+	case recSysPath:
+		if n < 2 {
+			return d.bad("short syscall path record")
+		}
+		plen := d.word()
+		if plen > uint64(8*(n-2)) {
+			return d.bad("syscall path of %d bytes in a %d-word record", plen, n)
+		}
+		ev := d.newEvent(schema.KindSyscallPath)
+		ev.Name = string(d.buf[d.r : d.r+int(plen)])
+		d.skip(n - 2)
+		return d.emit(ev)
+	case recInput:
+		return d.input(n)
 	case recMemory:
 		return d.memory(n)
 	case recRegs:
@@ -808,6 +822,29 @@ func (d *Decoder) memory(n int) error {
 	}
 	d.skip(n - 3)
 	return nil
+}
+
+// input reads an INPUT record (n words): bytes a syscall wrote, or where
+// they landed when the probe did not keep them.
+func (d *Decoder) input(n int) error {
+	if n < 4 {
+		return d.bad("short input record")
+	}
+	addr, length, kept := d.word(), d.word(), d.word()
+	if length == 0 || length > schema.MaxInputSize || kept > 1 || kept == 1 && length > uint64(8*(n-4)) {
+		return d.bad("input record of %d bytes (kept %d) in %d words", length, kept, n)
+	}
+	ev := d.newEvent(schema.KindInput)
+	ev.Addr, ev.Size, ev.Num = addr, uint32(length), kept
+	if kept == 1 {
+		b := d.buf[d.r : d.r+int(length)]
+		ev.Value = lowBytes(b)
+		if len(b) > 8 {
+			ev.Data = append(ev.Data[:0], b...)
+		}
+	}
+	d.skip(n - 4)
+	return d.emit(ev)
 }
 
 // regsOrder is the order of a REGS record's words, as Register numbers.
