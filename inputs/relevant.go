@@ -126,7 +126,7 @@ type page [1 << pageBits]uint32
 
 // threadShadow is one thread's registers and its pending branch.
 type threadShadow struct {
-	regs [64]uint32
+	regs regFile
 	// flagsCompare says RFLAGS were last set by a compare (insn.Info's
 	// Compare).
 	flagsCompare bool
@@ -274,7 +274,7 @@ func Analyze(run *slice.Run, ents *Entities, p slice.Point, opt Options) (*Relev
 	a.stats.Instances = int64(last) + 1
 	switch {
 	case p.HasLoc && p.Reg != 0:
-		value = a.threads[run.ThreadIndex(last)].regs[p.Reg]
+		value = a.get(&a.threads[run.ThreadIndex(last)].regs, p.Reg)
 		rel.Value = fmt.Sprintf("register %s just after the instance", schema.Reg(p.Reg))
 	case p.HasLoc:
 		value = a.memValue(p.Addr, p.Size)
@@ -351,12 +351,22 @@ func (a *analyzer) step(i uint32, accs []slice.Access) {
 	constant := info.Flow == insn.FlowConst
 
 	// Value dependences: the registers and memory it reads as operands.
+	// A string move's rsi, rdi and rcx select its memory and count it:
+	// address operands.
+	uses := info.Uses
+	strMove := stringMove(info)
+	if strMove {
+		uses = 0
+		if info.Src != 0 {
+			uses = insn.Of(info.Src)
+		}
+	}
 	var value uint32
 	if !constant {
-		for u := info.Uses; u != 0; u &= u - 1 {
+		for u := uses; u != 0; u &= u - 1 {
 			r := tracepb.Register(trailing(uint64(u)))
 			if tracked(r) {
-				value = t.TUnion(value, ts.regs[r])
+				value = t.TUnion(value, a.get(&ts.regs, r))
 			}
 		}
 		for _, ac := range accs {
@@ -369,10 +379,17 @@ func (a *analyzer) step(i uint32, accs []slice.Access) {
 	var rest uint32
 	var addr uint32
 	if tracked(info.Base) {
-		addr = ts.regs[info.Base]
+		addr = a.get(&ts.regs, info.Base)
 	}
 	if tracked(info.Index) {
-		addr = t.TUnion(addr, ts.regs[info.Index])
+		addr = t.TUnion(addr, a.get(&ts.regs, info.Index))
+	}
+	if strMove {
+		for _, r := range []tracepb.Register{tracepb.Register_RSI, tracepb.Register_RDI, tracepb.Register_RCX} {
+			if info.Uses.Has(r) {
+				addr = t.TUnion(addr, a.get(&ts.regs, r))
+			}
+		}
 	}
 	if addr != 0 {
 		via := viaAddrWeak
@@ -404,11 +421,44 @@ func (a *analyzer) step(i uint32, accs []slice.Access) {
 			compare: ts.flagsCompare, cond: info.Cond, target: info.Target}
 		return
 	}
+	if info.Flow == insn.FlowMove {
+		// A copy keeps each byte's own sets.
+		if v, ok := a.copyBytes(ts, info, accs, rest); ok {
+			a.defineOthers(i, ti, st, accs, v)
+			return
+		}
+	}
 	if !copyLike {
 		value = t.Contrib(value, viaValueWeak)
 	}
 	result := t.TUnion(value, rest)
 	a.define(i, ti, st, accs, result)
+}
+
+// defineOthers finishes a copy that copyBytes carried out: the registers
+// it writes besides its destination (none but the stack pointer, as a
+// rule) get its value, and it is noted for its dependents.
+func (a *analyzer) defineOthers(i, ti uint32, st *slice.Static, accs []slice.Access, value uint32) {
+	ts := &a.threads[ti]
+	info := &st.Info
+	defs := info.Defs &^ insn.Of(tracepb.Register_RSI, tracepb.Register_RDI, tracepb.Register_RCX)
+	if !info.DstMem {
+		defs &^= insn.Of(info.Dst)
+	}
+	for d := defs; d != 0; d &= d - 1 {
+		if r := tracepb.Register(trailing(uint64(d))); tracked(r) {
+			ts.regs.setWhole(r, value)
+		}
+	}
+	a.note(i, value, false)
+}
+
+// stringMove says whether the instruction is a string move (movs, stos,
+// lods, with or without rep): a copy whose memory operands rsi and rdi
+// select, rcx counting it.
+func stringMove(info *insn.Info) bool {
+	return info.Flow == insn.FlowMove && (info.DstMem || info.SrcMem) && info.Base == 0 && info.Index == 0 &&
+		(info.Uses.Has(tracepb.Register_RSI) || info.Uses.Has(tracepb.Register_RDI))
 }
 
 // stackAddress says whether the instruction computes a register's value
@@ -418,7 +468,7 @@ func (a *analyzer) stackAddress(ts *threadShadow, info *insn.Info) bool {
 	if (info.Flow != insn.FlowMove && info.Flow != insn.FlowAdd) || info.DstMem || info.SrcMem || info.Src2 != 0 {
 		return false
 	}
-	return info.Src == tracepb.Register_RSP || (info.Src == tracepb.Register_RBP && ts.regs[tracepb.Register_RBP] == 0)
+	return info.Src == tracepb.Register_RSP || (info.Src == tracepb.Register_RBP && a.get(&ts.regs, tracepb.Register_RBP) == 0)
 }
 
 // finish gives thread ti's pending conditional jump its value, now that
@@ -453,10 +503,15 @@ func (a *analyzer) note(i, value uint32, equal bool) {
 func (a *analyzer) define(i, ti uint32, st *slice.Static, accs []slice.Access, value uint32) {
 	ts := &a.threads[ti]
 	info := &st.Info
-	for d := info.Defs; d != 0; d &= d - 1 {
+	defs := info.Defs
+	if stringMove(info) {
+		// rsi, rdi and rcx step on: they keep their sets.
+		defs &^= insn.Of(tracepb.Register_RSI, tracepb.Register_RDI, tracepb.Register_RCX)
+	}
+	for d := defs; d != 0; d &= d - 1 {
 		r := tracepb.Register(trailing(uint64(d)))
 		if tracked(r) {
-			ts.regs[r] = value
+			ts.regs.setWhole(r, value)
 		}
 	}
 	if info.Defs.Has(tracepb.Register_RFLAGS) {
@@ -494,8 +549,8 @@ func (a *analyzer) pointer(i uint32) (uint32, bool) {
 	var v uint32
 	ok := false
 	for _, r := range []tracepb.Register{info.Base, info.Index} {
-		if tracked(r) && (r != tracepb.Register_RBP || ts.regs[r] != 0) {
-			v = a.t.TUnion(v, ts.regs[r])
+		if rv := a.get(&ts.regs, r); tracked(r) && (r != tracepb.Register_RBP || rv != 0) {
+			v = a.t.TUnion(v, rv)
 			ok = true
 		}
 	}
@@ -512,7 +567,7 @@ func (a *analyzer) operands(i uint32, accs []slice.Access) uint32 {
 	var v uint32
 	for u := info.Uses; u != 0; u &= u - 1 {
 		if r := tracepb.Register(trailing(uint64(u))); tracked(r) {
-			v = a.t.TUnion(v, ts.regs[r])
+			v = a.t.TUnion(v, a.get(&ts.regs, r))
 		}
 	}
 	for _, ac := range accs {

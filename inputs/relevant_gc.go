@@ -27,8 +27,14 @@ func (a *analyzer) collect() {
 		nodes: map[uint32]uint32{0: 0}, lists: map[uint32]uint32{0: 0}}
 	for ti := range a.threads {
 		ts := &a.threads[ti]
-		for r := range ts.regs {
-			ts.regs[r] = c.triple(ts.regs[r])
+		rf := &ts.regs
+		for r := range rf.whole {
+			rf.whole[r] = c.value(rf.whole[r])
+			if rf.split[r] {
+				for k := range rf.bytes[r] {
+					rf.bytes[r][k] = c.value(rf.bytes[r][k])
+				}
+			}
 		}
 		ts.pending.value = c.triple(ts.pending.value)
 		ts.pending.rest = c.triple(ts.pending.rest)
@@ -42,9 +48,7 @@ func (a *analyzer) collect() {
 	}
 	for _, pg := range a.pages {
 		for k, v := range pg {
-			if v != 0 && v&entityBit == 0 {
-				pg[k] = c.triple(v)
-			}
+			pg[k] = c.value(v)
 		}
 	}
 	a.t = nt
@@ -57,6 +61,14 @@ func (a *analyzer) collect() {
 type copier struct {
 	old, nt                     *setTable
 	triples, sets, nodes, lists map[uint32]uint32
+}
+
+// value copies a shadow value: a triple, or an entity code as it is.
+func (c *copier) value(v uint32) uint32 {
+	if v&entityBit != 0 {
+		return v
+	}
+	return c.triple(v)
 }
 
 func (c *copier) triple(id uint32) uint32 {

@@ -53,9 +53,9 @@ type recorded struct {
 	lines map[int]string // line -> its //@ marker
 }
 
-// record builds program name (-O0 -g), writes input to a file, records the
+// recordProgram builds program name (-O0 -g), writes input to a file, records the
 // program reading it, and loads the run.
-func record(t *testing.T, name string, input []byte) *recorded {
+func recordProgram(t *testing.T, name string, input []byte) *recorded {
 	t.Helper()
 	bin := testprog.Build(t, name, testprog.Flags("-g", "-O0", "-fno-omit-frame-pointer"))
 	in := filepath.Join(t.TempDir(), "input")
@@ -184,7 +184,7 @@ func checkRows(t *testing.T, rec *recorded, rows []row, strength bool) {
 // TestFigure43 checks the rows of figure 4.3 (strength ignored, as the
 // figure does). Entities: 0 is 3, 1 is -15, 2 is 0.
 func TestFigure43(t *testing.T) {
-	rec := record(t, "inputs/fig43", []byte{3, 0xf1, 0})
+	rec := recordProgram(t, "inputs/fig43", []byte{3, 0xf1, 0})
 	checkRows(t, rec, []row{
 		{"read#1", "0", "", ""},
 		{"store#1", "0", "", ""},
@@ -216,7 +216,7 @@ func TestFigure43(t *testing.T) {
 // Entities: 0-4 are b, o, d, y, \0. Chains are kept in CINF (the figure
 // shows plain \0= there at line 27; docs/inputs.md says why).
 func TestFigure45(t *testing.T) {
-	rec := record(t, "inputs/fig45", []byte("body\x00"))
+	rec := recordProgram(t, "inputs/fig45", []byte("body\x00"))
 	checkRows(t, rec, []row{
 		{"c0", "0=", "", ""},
 		{"while#1", "0=", "", ""},
@@ -252,7 +252,7 @@ func TestStrength(t *testing.T) {
 		in = append(in, byte(k))
 	}
 	in[3+10], in[3+11] = 50, 40
-	rec := record(t, "inputs/strength", in)
+	rec := recordProgram(t, "inputs/strength", in)
 	checkRows(t, rec, []row{
 		{"v1", "0=", "", ""},
 		{"v2", "0=", "", ""},
