@@ -276,3 +276,78 @@ func TestStrength(t *testing.T) {
 }
 
 var _ = tracepb.Register_RAX
+
+// TestCalcBytes checks that a byte keeps its own sets through the C
+// library's buffered input (a read(2) of the whole file into stdio's
+// buffer, fgets's memcpy of the line): testdata/programs/inputs/calc.c's
+// operator byte is derived from itself alone, strong, and the zero divisor
+// that kills it (SIGFPE) from the digits of 7 / (3 - 3), weak (computed).
+// The entities come from inputs.Read.
+func TestCalcBytes(t *testing.T) {
+	bin := testprog.Build(t, "inputs/calc", testprog.Flags("-g", "-O0", "-fno-omit-frame-pointer"))
+	input := "12 + 3\n(7 / (3 - 3))\n"
+	in := filepath.Join(t.TempDir(), "calc.in")
+	if err := os.WriteFile(in, []byte(input), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	trace := testprog.Record(t, bin, in)
+	r, err := schema.Open(trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ents, err := inputs.Read(r)
+	r.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, err = schema.Open(trace); err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	run, err := slice.Load(r, slice.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The offsets in the input file of a set's elements, "=" for strong.
+	offsets := func(els []inputs.Element) string {
+		var parts []string
+		for _, e := range els {
+			rg, off, ok := ents.Entity(e.Entity)
+			if !ok || ents.Sources[rg.Source].Kind != inputs.SourceFile {
+				parts = append(parts, fmt.Sprintf("?%d", e.Entity))
+				continue
+			}
+			s := fmt.Sprint(rg.Offset + off)
+			if e.Strong {
+				s += "="
+			}
+			parts = append(parts, s)
+		}
+		return strings.Join(parts, " ")
+	}
+	line := testprog.Line(t, "inputs/calc", "char op = *p++;")
+	for _, c := range []struct {
+		crit slice.Criterion
+		der  string
+	}{
+		// The last '/' read by term(): offset 10.
+		{slice.Criterion{Kind: slice.ByLine, File: "calc.c", Line: uint32(line)}, "10="},
+		// 7 at offset 8, the 3s at 13 and 17.
+		{slice.Criterion{Kind: slice.ByCrash}, "8 13 17"},
+	} {
+		p, err := run.Resolve(c.crit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rel, err := inputs.Analyze(run, ents, p, inputs.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := offsets(rel.Der); got != c.der {
+			t.Errorf("%s: DER at offsets %q, want %q", p.Label, got, c.der)
+		}
+		if len(rel.Cinf) == 0 {
+			t.Errorf("%s: no CINF (the parse's branches)", p.Label)
+		}
+	}
+}
