@@ -285,4 +285,10 @@ type Report struct {
 	*Result
 	// Reduced is the reduced input, as text.
 	Reduced string `json:"reduced"`
+	// Criterion is IDTHDD's failure point (the slice criterion, as
+	// resolved), Note what IDTHDD had to do without.
+	Criterion string `json:"criterion,omitempty"`
+	Note      string `json:"note,omitempty"`
+	// DDMin is ddmin's reduction of the same input (--compare).
+	DDMin *Result `json:"ddmin,omitempty"`
 }

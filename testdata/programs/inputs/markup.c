@@ -220,7 +220,6 @@ static void ParseNoFrame(Node *fS)
 		AddChild(fS, noF);
 		HandlePsOutsideBody();
 		ParseBody(noF);
-		HandlePsOutsideBody();
 		c = GetChar(fin);
 		if (c == '/') {
 			c = GetChar(fin);
@@ -230,6 +229,7 @@ static void ParseNoFrame(Node *fS)
 			Ungetc(c, fin);
 	} else
 		Ungetc(c, fin);
+	HandlePsOutsideBody(); /* paragraphs after the body's end */
 }
 
 static void ParseFrame(Node *fS)
