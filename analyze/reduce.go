@@ -7,15 +7,14 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
 
 	"github.com/mgtrace/mgtrace/internal/term"
-	"github.com/mgtrace/mgtrace/inputs"
 	"github.com/mgtrace/mgtrace/inputs/reduce"
-	"github.com/mgtrace/mgtrace/schema"
 	"github.com/mgtrace/mgtrace/slice"
 )
 
@@ -308,30 +307,18 @@ func idtConfig(ctx context.Context, tester *reduce.Tester, crit slice.Criterion,
 		}
 		crit = slice.Criterion{Kind: slice.ByCrash}
 	}
-	tr, err := schema.Open(orig.Trace)
+	rec, err := reduce.ReadRecording(orig.Trace, crit, reduce.InputFile{Path: orig.Input, Data: data, Entities: ents})
 	if err != nil {
 		return cfg, "", "", fmt.Errorf("the original input's recording: %w", err)
 	}
-	all, err := inputs.Read(tr)
-	tr.Close()
-	if err != nil {
-		return cfg, "", "", fmt.Errorf("the original input's recording: %w", err)
-	}
-	m, err := reduce.MapInput(all, reduce.InputFile{Path: orig.Input, Data: data, Entities: ents})
-	if err != nil {
-		return cfg, "", "", err
-	}
-	g, label, err := reduce.FailureGraph(orig.Trace, crit, all, m)
-	if err != nil {
-		return cfg, "", "", fmt.Errorf("slice the original run: %w", err)
-	}
+	g := rec.Graph
 	cfg.Tree = func(kept []int) (*reduce.Tree, error) { return reduce.BuildTree(g, kept), nil }
-	rel, note, err := relevance(orig.Trace, crit, all, m, len(ents))
-	if err != nil {
-		return cfg, "", "", err
+	cfg.Relevance = rec.Relevance
+	note := ""
+	if !slices.ContainsFunc(rec.Relevance, func(r reduce.Rel) bool { return r != 0 }) {
+		note = "no byte of the input is relevant to " + rec.Criterion
 	}
-	cfg.Relevance = rel
-	return cfg, label, note, nil
+	return cfg, rec.Criterion, note, nil
 }
 
 // fmtWriter prints to w.

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"path/filepath"
-	"os"
-	"slices"
 	"sort"
 
 	"github.com/mgtrace/mgtrace/inputs"
@@ -140,27 +138,90 @@ func (m *InputMap) Entities(nums []uint64) []int {
 	return out
 }
 
-// FailureGraph slices the recorded run at tracePath backwards from the
-// criterion and returns the dependence graph of the decomposition tree:
-// the slice's edges, where a memory edge into a system call that brought
-// the input names the input's bytes read (mapped to the reduction's
-// entities by m). It also returns the criterion as resolved.
-func FailureGraph(tracePath string, crit slice.Criterion, ents *inputs.Entities, m *InputMap) (*DepGraph, string, error) {
+// Recording is what IDTHDD takes from the recording of the original
+// input: the failure's relevant input sets (step 1) and the dependences
+// of its wrong value (step 2), on the reduction's entities.
+type Recording struct {
+	// Criterion is the failure point as resolved.
+	Criterion string
+	// Relevance is, per reduction entity, the relevant input sets of the
+	// wrong value that hold one of its bytes (the strongest mark wins).
+	Relevance []Rel
+	// Graph is the backward slice's dependences from the failure point,
+	// where a memory edge into a system call that brought the input
+	// names the input's bytes read.
+	Graph *DepGraph
+	// Entities are the run's input entities, Map how the input file's
+	// bytes among them map to the reduction's entities.
+	Entities *inputs.Entities
+	Map      *InputMap
+}
+
+// ReadRecording reads the recording of the original input at tracePath:
+// its input entities (inputs.Read), the input file among them (MapInput),
+// the relevant input sets of the value crit names (inputs.Analyze) and
+// the backward slice from crit (slice.Slice, with its edges).
+func ReadRecording(tracePath string, crit slice.Criterion, in InputFile) (*Recording, error) {
+	tr, err := schema.Open(tracePath)
+	if err != nil {
+		return nil, err
+	}
+	ents, err := inputs.Read(tr)
+	tr.Close()
+	if err != nil {
+		return nil, err
+	}
+	m, err := MapInput(ents, in)
+	if err != nil {
+		return nil, err
+	}
 	var seqs []uint64
 	for _, r := range ents.Ranges {
 		if r.Source == m.Source {
 			seqs = append(seqs, r.Seq)
 		}
 	}
-	tr, err := schema.Open(tracePath)
-	if err != nil {
-		return nil, "", err
+	if tr, err = schema.Open(tracePath); err != nil {
+		return nil, err
 	}
 	defer tr.Close()
 	run, err := slice.Load(tr, slice.LoadOptions{Events: seqs})
 	if err != nil {
-		return nil, "", err
+		return nil, err
 	}
+	point, err := run.Resolve(crit)
+	if err != nil {
+		return nil, err
+	}
+	rel, err := inputs.Analyze(run, ents, point, inputs.Options{})
+	if err != nil {
+		return nil, fmt.Errorf("relevant input analysis: %w", err)
+	}
+	g, err := failureGraph(run, point, ents, m)
+	if err != nil {
+		return nil, err
+	}
+	out := &Recording{Criterion: point.Label, Graph: g, Entities: ents, Map: m, Relevance: make([]Rel, len(in.Entities))}
+	for _, set := range []struct {
+		elems        []inputs.Element
+		weak, strong Rel
+	}{{rel.Der, Der, Der | DerStrong}, {rel.Cinf, Cinf, Cinf | CinfStrong}, {rel.Ainf, Ainf, Ainf | AinfStrong}} {
+		for _, el := range set.elems {
+			for _, e := range m.Entities([]uint64{el.Entity}) {
+				if el.Strong {
+					out.Relevance[e] |= set.strong
+				} else {
+					out.Relevance[e] |= set.weak
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+// failureGraph slices run backwards from point and returns the dependence
+// graph of the decomposition tree.
+func failureGraph(run *slice.Run, point slice.Point, ents *inputs.Entities, m *InputMap) (*DepGraph, error) {
 	// The system call instances that brought the input, and their ranges.
 	reads := map[int64][]inputs.Range{}
 	for _, r := range ents.Ranges {
@@ -169,17 +230,13 @@ func FailureGraph(tracePath string, crit slice.Criterion, ents *inputs.Entities,
 		}
 		p, err := run.Resolve(slice.Criterion{Kind: slice.BySeq, Seq: r.Seq})
 		if err != nil {
-			return nil, "", fmt.Errorf("the input's system call (event %d): %w", r.Seq, err)
+			return nil, fmt.Errorf("the input's system call (event %d): %w", r.Seq, err)
 		}
 		reads[p.Last] = append(reads[p.Last], r)
 	}
-	point, err := run.Resolve(crit)
-	if err != nil {
-		return nil, "", err
-	}
 	res, err := slice.Slice(run, point, slice.Options{})
 	if err != nil {
-		return nil, "", err
+		return nil, err
 	}
 	g := &DepGraph{Deps: map[int64][]int64{}, Reads: map[int64][]int{}}
 	for _, i := range point.Insts {
@@ -202,10 +259,5 @@ func FailureGraph(tracePath string, crit slice.Criterion, ents *inputs.Entities,
 		}
 		g.Deps[e.User] = append(g.Deps[e.User], e.Def)
 	}
-	if os.Getenv("IDT_REV") != "" {
-		for u := range g.Deps {
-			slices.Reverse(g.Deps[u])
-		}
-	}
-	return g, point.Label, nil
+	return g, nil
 }
