@@ -205,9 +205,14 @@ func runReduce(e *env, f *reduceFlags, fs *pflag.FlagSet, args []string) error {
 	} else {
 		var icfg reduce.IDTConfig
 		icfg, criterion, note, err = idtConfig(ctx, tester, crit, f, data, ents)
-		if err == nil {
+		switch {
+		case err == nil:
 			icfg.Config, icfg.Star = cfg, strategy == reduce.StrategyIDTHDDStar
 			res, err = reduce.IDTHDD(ctx, icfg)
+		case f.strategy == "" && ctx.Err() == nil:
+			// The default strategy does without the recording.
+			note = fmt.Sprintf("%s: IDTHDD cannot be prepared (%v): ddmin", strategy, err)
+			res, err = reduce.DDMin(ctx, cfg)
 		}
 	}
 	if err == nil && f.compare && strategy != reduce.StrategyDDMin {
