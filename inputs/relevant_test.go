@@ -351,3 +351,94 @@ func TestCalcBytes(t *testing.T) {
 		}
 	}
 }
+
+// TestFigure42 checks figure 4.2 on testdata/programs/inputs/markup.c (the
+// chapter's Tidy-like running example) with the figure's 26-entity input:
+// at the crash (the NULL parent), DER is S2= with its chain to NULL, CINF
+// the figure's twelve entities with their strength and B2's chain to
+// true (seeEndBody), AINF the same twelve entities, and the strong
+// elements of DER and CINF spell SSNB/BP, the 1-minimal failing input.
+// Entities are given by their offsets in the input.
+func TestFigure42(t *testing.T) {
+	bin := testprog.Build(t, "inputs/markup", testprog.Flags("-g", "-O0", "-fno-omit-frame-pointer"))
+	input := `SSFFNBP"a"/P/BP"b"/P/N/S/S`
+	in := filepath.Join(t.TempDir(), "doc")
+	if err := os.WriteFile(in, []byte(input), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	trace := testprog.Record(t, bin, in)
+	r, err := schema.Open(trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ents, err := inputs.Read(r)
+	r.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, err = schema.Open(trace); err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	run, err := slice.Load(r, slice.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := run.Resolve(slice.Criterion{Kind: slice.ByCrash})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rel, err := inputs.Analyze(run, ents, p, inputs.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// "OFFSET[=][→VALUE...]" per element; without strength, per entity.
+	show := func(els []inputs.Element, strength bool) string {
+		var parts []string
+		for _, e := range els {
+			rg, off, ok := ents.Entity(e.Entity)
+			if !ok {
+				t.Fatalf("entity %d is not in the entities", e.Entity)
+			}
+			s := fmt.Sprint(rg.Offset + off)
+			if strength && e.Strong {
+				s += "="
+			}
+			for _, l := range e.Chain {
+				if strength {
+					s += fmt.Sprintf("→%d", l.Value)
+				}
+			}
+			if k := len(parts); k > 0 && parts[k-1] == s {
+				continue // one entity, several chains
+			}
+			parts = append(parts, s)
+		}
+		return strings.Join(parts, " ")
+	}
+	if got, want := show(rel.Der, true), "1=→0"; got != want {
+		t.Errorf("DER %s, want %s (S2= → NULL)", got, want)
+	}
+	if got, want := show(rel.Cinf, true), "0= 1= 2 3 4= 5= 6 7 10 12= 13=→1 14="; got != want {
+		t.Errorf("CINF %s, want %s (S1=,S2=,F1,F2,N1=,B1=,P1,\"1,/1,/2=,B2= → true,P3=)", got, want)
+	}
+	if got, want := show(rel.Ainf, false), "0 1 2 3 4 5 6 7 10 12 13 14"; got != want {
+		t.Errorf("AINF %s, want %s", got, want)
+	}
+	var strong []byte
+	seen := map[uint64]bool{}
+	for _, e := range append(append([]inputs.Element{}, rel.Der...), rel.Cinf...) {
+		rg, off, _ := ents.Entity(e.Entity)
+		if e.Strong && !seen[rg.Offset+off] {
+			seen[rg.Offset+off] = true
+		}
+	}
+	for off := uint64(0); off < uint64(len(input)); off++ {
+		if seen[off] {
+			strong = append(strong, input[off])
+		}
+	}
+	if string(strong) != "SSNB/BP" {
+		t.Errorf("the strong elements of DER and CINF spell %q, want SSNB/BP", strong)
+	}
+}
