@@ -60,7 +60,7 @@ const (
 	SetAinf Set = "ainf" // AINFLUENCED: an address dependence on the way
 )
 
-// Sets are the three sets in order.
+// Sets are the three sets in order (read-only).
 var Sets = []Set{SetDer, SetCinf, SetAinf}
 
 // EntityRange is a run of consecutive entities of one set, all from one
