@@ -39,7 +39,8 @@ The criterion (--criterion) is as analyze slice takes it:
   crash           the instruction that faulted: the wrong pointer, that is
                   the registers that formed its memory address
 Narrow it to one location with --addr or --reg: then the value is that
-location's just after the criterion's last instruction.
+location's as the criterion's last instruction uses it (before it runs)
+when that instruction reads it, else just after it.
 
 By default the bytes the dynamic loader and the C library read to run the
 program (its modules, locale data; sources of kind module) are not

@@ -183,7 +183,8 @@ type analyzer struct {
 // input entities (Read).
 //
 // The value is: with a location (p.HasLoc), that register or memory's
-// value just after p's last instance; for the faulting instance of a run
+// value as p's last instance uses it (before it runs) when the instance
+// reads it, else just after it; for the faulting instance of a run
 // that a bad memory access killed (SIGSEGV, SIGBUS), the registers that
 // formed its address (the wrong pointer), and for one killed otherwise
 // (SIGFPE) the operands it read; otherwise what p's last instance that computes something
@@ -269,16 +270,22 @@ func Analyze(run *slice.Run, ents *Entities, p slice.Point, opt Options) (*Relev
 				break
 			}
 		}
+		if p.HasLoc && i == last && a.usesLoc(i, p, accs) {
+			// The location as the instance uses it: before it runs.
+			if ti := run.ThreadIndex(i); a.threads[ti].pending.set {
+				a.finish(ti, run.StaticOf(i).PC)
+			}
+			value, rel.Value = a.locValue(i, p), "as the instance uses it"
+		}
 		a.step(i, accs)
 	}
 	a.stats.Instances = int64(last) + 1
 	switch {
-	case p.HasLoc && p.Reg != 0:
-		value = a.get(&a.threads[run.ThreadIndex(last)].regs, p.Reg)
-		rel.Value = fmt.Sprintf("register %s just after the instance", schema.Reg(p.Reg))
+	case p.HasLoc && rel.Value != "":
+		rel.Value = pointLoc(p) + " " + rel.Value
 	case p.HasLoc:
-		value = a.memValue(p.Addr, p.Size)
-		rel.Value = fmt.Sprintf("memory %#x:%d just after the instance", p.Addr, p.Size)
+		value = a.locValue(last, p)
+		rel.Value = pointLoc(p) + " just after the instance"
 	case rel.Value != "":
 		// the crash's pointer
 	default:
@@ -307,6 +314,39 @@ func Analyze(run *slice.Run, ents *Entities, p slice.Point, opt Options) (*Relev
 	a.stats.Sets, a.stats.Chains, a.stats.Triples, a.stats.Pages = len(a.t.sets), len(a.t.chains)-1, len(a.t.triples), len(a.pages)
 	rel.Stats = a.stats
 	return rel, nil
+}
+
+// pointLoc names a criterion's location.
+func pointLoc(p slice.Point) string {
+	if p.Reg != 0 {
+		return "register " + schema.Reg(p.Reg).String()
+	}
+	return fmt.Sprintf("memory %#x:%d", p.Addr, p.Size)
+}
+
+// locValue returns the value of p's location in the state the shadow
+// holds (instance i's thread's register, or memory).
+func (a *analyzer) locValue(i uint32, p slice.Point) uint32 {
+	if p.Reg != 0 {
+		return a.get(&a.threads[a.run.ThreadIndex(i)].regs, p.Reg)
+	}
+	return a.memValue(p.Addr, p.Size)
+}
+
+// usesLoc says whether instance i reads p's location: a register it uses
+// (as an operand or to form an address), or memory it loads that overlaps
+// it.
+func (a *analyzer) usesLoc(i uint32, p slice.Point, accs []slice.Access) bool {
+	info := &a.run.StaticOf(i).Info
+	if p.Reg != 0 {
+		return info.Uses.Has(p.Reg) || info.Base == p.Reg || info.Index == p.Reg
+	}
+	for _, ac := range accs {
+		if !ac.Write && ac.Addr < p.Addr+p.Size && p.Addr < ac.Addr+ac.Size {
+			return true
+		}
+	}
+	return false
 }
 
 // sourceFilter returns the kinds of sources analysed.

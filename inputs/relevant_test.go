@@ -275,7 +275,6 @@ func TestStrength(t *testing.T) {
 	}, true)
 }
 
-var _ = tracepb.Register_RAX
 
 // TestCalcBytes checks that a byte keeps its own sets through the C
 // library's buffered input (a read(2) of the whole file into stdio's
@@ -440,5 +439,19 @@ func TestFigure42(t *testing.T) {
 	}
 	if string(strong) != "SSNB/BP" {
 		t.Errorf("the strong elements of DER and CINF spell %q, want SSNB/BP", strong)
+	}
+
+	// The faulting load's address register (mov rax, [rax+0x10] at -O0)
+	// as the instruction uses it is the same NULL pointer, though the
+	// instruction writes rax.
+	p, err = run.Resolve(slice.Criterion{Kind: slice.ByCrash, Reg: tracepb.Register_RAX})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rel, err = inputs.Analyze(run, ents, p, inputs.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := show(rel.Der, true), "1=→0"; got != want || !strings.Contains(rel.Value, "as the instance uses it") {
+		t.Errorf("crash --reg rax: DER %s (%s), want %s as the instance uses it", got, rel.Value, want)
 	}
 }
