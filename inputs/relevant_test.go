@@ -275,7 +275,6 @@ func TestStrength(t *testing.T) {
 	}, true)
 }
 
-
 // TestCalcBytes checks that a byte keeps its own sets through the C
 // library's buffered input (a read(2) of the whole file into stdio's
 // buffer, fgets's memcpy of the line): testdata/programs/inputs/calc.c's
