@@ -72,6 +72,8 @@ func commands() []*command {
 			args: "run.trace x.spec", help: locateHelp, setup: locateSetup},
 		{name: "slice", summary: "compute the backward dynamic slice of a value (Arrow, Parquet or source lines)",
 			args: "run.trace", help: sliceHelp, setup: sliceSetup},
+		{name: "inputs", summary: "find the input bytes a value depends on: derived, control- and address-influenced, with strength and chains",
+			args: "run.trace", help: inputsHelp, setup: inputsSetup},
 		{name: "bugs", summary: "find memory bugs by rules, each with the value propagation chains back to its root cause",
 			args: "run.trace", help: bugsHelp, setup: bugsSetup},
 		{name: "critical", summary: "find the critical predicates of a failure: branches whose inversion in a re-run removes it",

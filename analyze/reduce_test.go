@@ -34,6 +34,10 @@ func TestReduceUsage(t *testing.T) {
 		{[]string{"reduce", "--input", "/nonexistent/in", "--", "./p"}, "analyze: --input: open /nonexistent/in: no such file or directory\n"},
 		{[]string{"reduce", "--input", in, "--record", "/nonexistent/record", "--", "./p"}, "analyze: --record: stat /nonexistent/record: no such file or directory\n"},
 		{[]string{"reduce", "--input", in, "--command", "grep -q boom @@"}, "analyze: " + in + ": the original input does not fail: nothing to reduce (command exit 1)\n"},
+		{[]string{"reduce", "--input", in, "--strategy", "fast", "--", "./p"}, "analyze: --strategy \"fast\": want ddmin, idthdd or idthdd*" + hint},
+		{[]string{"reduce", "--input", in, "--strategy", "idthdd", "--command", "true"}, "analyze: --strategy idthdd records the program: give it after --" + hint},
+		{[]string{"reduce", "--input", in, "--strategy", "ddmin", "--criterion", "crash", "--", "./p"}, "analyze: --criterion is IDTHDD's: not with --strategy ddmin" + hint},
+		{[]string{"reduce", "--input", in, "--criterion", "x.c", "--", "./p"}, "analyze: --criterion: criterion \"x.c\": want FILE:LINE[#K], seq:N or crash" + hint},
 	}
 	for _, tc := range tests {
 		out, errOut, status := runAnalyze(t, tc.args...)
@@ -83,7 +87,7 @@ func TestReduceCalc(t *testing.T) {
 	if string(got) != rep.Reduced || rep.Bytes != len(got) || rep.Bytes > len(data)/5 || rep.Via != "argument" {
 		t.Errorf("reduced to %q (%d bytes of %d, via %s), report %q", got, len(got), len(data), rep.Via, rep.Reduced)
 	}
-	sum := 1
+	sum := 1 + rep.Step1Runs
 	for _, s := range rep.Steps {
 		sum += s.Runs
 	}
@@ -152,5 +156,49 @@ func TestReduceText(t *testing.T) {
 		if lines[0] != in+": "+tc.want || !strings.Contains(out, "written to "+outFile) || !strings.Contains(out, "\nsteps:\n   1 ") || len(got) >= len(data) {
 			t.Errorf("%s: reduced to %q, report\n%s", tc.name, got, out)
 		}
+	}
+}
+
+// TestReduceMarkup reduces markup's failing input (the running example of
+// Wang's chapter 4) with IDTHDD and checks the text report: step 1's
+// candidates (S passes, S F F F S N B / B P fails, after 2 runs), the
+// tree, the levels, and the result S S N B / B P.
+func TestReduceMarkup(t *testing.T) {
+	if testing.Short() {
+		t.Skip("records the program for every test")
+	}
+	bin := testprog.Build(t, "inputs/markup", testprog.Flags("-O0"))
+	probe := testprog.Probe(t)
+	rec := testprog.RecordTool(t)
+	src := filepath.Join(testprog.Root(t), "testdata", "programs", "inputs", "markup.failing")
+	data, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	in := filepath.Join(dir, "doc.txt")
+	if err := os.WriteFile(in, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, status := runAnalyze(t, "reduce", "--input", in, "--strategy", "idthdd", "--record", rec, "--probe-dir", probe,
+		"-j", "1", "--", bin, in)
+	if status != 0 {
+		t.Fatalf("status %d, stderr %s", status, errOut)
+	}
+	for _, want := range []string{
+		"markup.c:", "(AddChild) (oracle crash)\nidthdd: reduced 59 -> 7 bytes",
+		"written to " + in + ".min: \"SSNB/BP\"",
+		"step 1 (relevant input sets of crash (signal 11)): 2 runs\n",
+		"  1  DER=                      1 entities  passes\n",
+		"  2  DER= ∪ CINF=             10 entities  fails\n",
+		"step 2: decomposition tree of ", "step 3: levels:\n   1 ", "  level 1 ",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the report has no %q:\n%s", want, out)
+		}
+	}
+	got, err := os.ReadFile(in + ".min")
+	if err != nil || string(got) != "SSNB/BP" {
+		t.Errorf("wrote %q (%v), want SSNB/BP", got, err)
 	}
 }

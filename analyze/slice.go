@@ -95,29 +95,9 @@ func runSlice(e *env, f *sliceFlags, args []string) error {
 	if f.full && f.format != "text" {
 		return usagef("--full applies to --format text: the %s table always holds the full slice", f.format)
 	}
-	if f.criterion == "" {
-		return usagef("missing --criterion (FILE:LINE[#K], seq:N or crash)")
-	}
-	crit, err := slice.ParseCriterion(f.criterion)
+	crit, err := parseCriterion(f.criterion, f.addr, f.reg)
 	if err != nil {
-		return usagef("%v", err)
-	}
-	if f.addr != "" && f.reg != "" {
-		return usagef("--addr and --reg both given: narrow the criterion to one location")
-	}
-	if f.addr != "" {
-		a, n, err := slice.ParseAddr(f.addr)
-		if err != nil {
-			return usagef("%v", err)
-		}
-		crit.Addr, crit.Size, crit.HasAddr = a, uint64(n), true
-	}
-	if f.reg != "" {
-		reg, err := slice.ParseReg(f.reg)
-		if err != nil {
-			return usagef("%v", err)
-		}
-		crit.Reg = reg
+		return err
 	}
 	var alg slice.Algorithm
 	switch f.algorithm {
@@ -209,6 +189,36 @@ func runSlice(e *env, f *sliceFlags, args []string) error {
 		fmt.Fprintf(e.stderr, "analyze: warning: %d memory events did not match an executed instruction and were left out\n", n)
 	}
 	return nil
+}
+
+// parseCriterion parses --criterion with its narrowing --addr or --reg
+// (analyze slice and analyze inputs take them alike).
+func parseCriterion(criterion, addr, reg string) (slice.Criterion, error) {
+	if criterion == "" {
+		return slice.Criterion{}, usagef("missing --criterion (FILE:LINE[#K], seq:N or crash)")
+	}
+	crit, err := slice.ParseCriterion(criterion)
+	if err != nil {
+		return crit, usagef("%v", err)
+	}
+	if addr != "" && reg != "" {
+		return crit, usagef("--addr and --reg both given: narrow the criterion to one location")
+	}
+	if addr != "" {
+		a, n, err := slice.ParseAddr(addr)
+		if err != nil {
+			return crit, usagef("%v", err)
+		}
+		crit.Addr, crit.Size, crit.HasAddr = a, uint64(n), true
+	}
+	if reg != "" {
+		r, err := slice.ParseReg(reg)
+		if err != nil {
+			return crit, usagef("%v", err)
+		}
+		crit.Reg = r
+	}
+	return crit, nil
 }
 
 // parseRegion parses --region FROM..TO.

@@ -97,11 +97,13 @@ type Run struct {
 	// eventInst maps the sequence numbers LoadOptions.Events asked for to
 	// the instances that made those events.
 	eventInst map[uint64]uint32
-	pairs     map[uint32]uint32 // verified save/restore: restore instance -> save instance
-	pairReg   map[uint32]tracepb.Register
-	stack     []stackRange // per thread: where its stack lies
-	indirect  map[uint32][]uint32
-	signals   []threadMark
+	// syscalls maps every SYSCALL event to the instance that made it.
+	syscalls map[uint64]uint32
+	pairs    map[uint32]uint32 // verified save/restore: restore instance -> save instance
+	pairReg  map[uint32]tracepb.Register
+	stack    []stackRange // per thread: where its stack lies
+	indirect map[uint32][]uint32
+	signals  []threadMark
 	// byFunction lists the tables' instructions by function (region
 	// traces' control-flow graphs), built on first use.
 	byFunction map[uint32][]uint64
@@ -210,6 +212,7 @@ func Load(tr *schema.Reader, opt LoadOptions) (*Run, error) {
 		pairReg:   make(map[uint32]tracepb.Register),
 		indirect:  make(map[uint32][]uint32),
 		eventInst: make(map[uint64]uint32),
+		syscalls:  make(map[uint64]uint32),
 	}
 	l := &loader{r: r, opt: opt}
 	if len(opt.Events) > 0 {
@@ -329,6 +332,7 @@ func (l *loader) Instance(in *walk.Instance) error {
 			l.wanted(ev.Seq, i)
 		}
 		if ev.Kind == schema.KindSyscall {
+			r.syscalls[ev.Seq] = i
 			for _, m := range walk.SyscallMemory(ev) {
 				size := uint32(m.Size)
 				if m.Write {
@@ -474,4 +478,58 @@ func (r *Run) SeqOf(i uint32) uint64 { return r.seq[i] }
 // where it completed, so near one the answer is approximate.
 func (r *Run) InstanceAt(seq uint64) int64 {
 	return int64(sort.Search(len(r.seq), func(i int) bool { return r.seq[i] > seq })) - 1
+}
+
+// ThreadIndex returns the index in Threads of the thread that ran
+// instance i.
+func (r *Run) ThreadIndex(i uint32) uint32 { return r.thread[i] }
+
+// ControlParent returns the instance that instance i is control dependent
+// on (a branch instance of the same thread, or what the call that led to
+// i's invocation depends on), -1 for none.
+func (r *Run) ControlParent(i uint32) int64 { return int64(r.cd[i]) }
+
+// SyscallInstance returns the instance that made SYSCALL event seq; ok is
+// false when the trace has no such system call.
+func (r *Run) SyscallInstance(seq uint64) (i uint32, ok bool) {
+	i, ok = r.syscalls[seq]
+	return i, ok
+}
+
+// Access is one memory access of an instance: a load, a store, or a range
+// a system call read or wrote (walk.SyscallMemory).
+type Access struct {
+	Addr, Size uint64
+	Write      bool
+}
+
+// AccessCursor hands out the accesses of instances taken in ascending
+// order in constant time per instance (Run.Accesses searches).
+type AccessCursor struct {
+	r *Run
+	k int // the first access not yet passed
+}
+
+// Cursor returns an AccessCursor at the run's first instance.
+func (r *Run) Cursor() *AccessCursor { return &AccessCursor{r: r} }
+
+// Next appends the accesses of instance i to buf and returns it; i must
+// not be below the instance of an earlier call.
+func (c *AccessCursor) Next(i uint32, buf []Access) []Access {
+	acc := c.r.acc
+	for c.k < len(acc) && acc[c.k].inst < i {
+		c.k++
+	}
+	for ; c.k < len(acc) && acc[c.k].inst == i; c.k++ {
+		a := acc[c.k]
+		buf = append(buf, Access{Addr: a.addr, Size: a.bytes(), Write: a.write()})
+	}
+	return buf
+}
+
+// Accesses appends the accesses of instance i to buf and returns it.
+func (r *Run) Accesses(i uint32, buf []Access) []Access {
+	k := sort.Search(len(r.acc), func(k int) bool { return r.acc[k].inst >= i })
+	c := AccessCursor{r: r, k: k}
+	return c.Next(i, buf)
 }

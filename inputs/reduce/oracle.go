@@ -51,6 +51,10 @@ type Runs struct {
 	// Dir holds the candidates and the re-runs' traces (a temporary
 	// folder the caller removes).
 	Dir string
+	// KeepTrace keeps the recording of the original input (OracleCrash's
+	// Original, or RecordOriginal) in Dir for IDTHDD: see
+	// Tester.OriginalRun.
+	KeepTrace bool
 }
 
 // Tester makes the Test of a reduction from Runs.
@@ -59,6 +63,17 @@ type Tester struct {
 	n    atomic.Int64
 	// want is the original crash (OracleCrash), set by Original.
 	want critical.Ending
+	// orig is the kept recording of the original input (KeepTrace).
+	orig OriginalRun
+}
+
+// OriginalRun is the kept recording of the program on the original input.
+type OriginalRun struct {
+	// Trace is the trace's path, Input the path the input had in the run
+	// (empty when it was standard input).
+	Trace, Input string
+	// Ending is how the run ended.
+	Ending critical.Ending
 }
 
 // NewTester checks runs and returns its Tester.
@@ -92,7 +107,7 @@ func NewTester(runs Runs) (*Tester, error) {
 // the oracle does not say "fails".
 func (t *Tester) Original(ctx context.Context, input []byte) (string, error) {
 	if t.runs.Oracle == OracleCrash {
-		end, timedOut, err := t.record(ctx, input)
+		end, timedOut, err := t.record(ctx, input, t.runs.KeepTrace)
 		if err != nil {
 			return "", err
 		}
@@ -125,7 +140,7 @@ func (t *Tester) Test(ctx context.Context, input []byte) (Verdict, error) {
 func (t *Tester) judge(ctx context.Context, input []byte) (Verdict, string, error) {
 	switch t.runs.Oracle {
 	case OracleCrash:
-		end, timedOut, err := t.record(ctx, input)
+		end, timedOut, err := t.record(ctx, input, false)
 		if err != nil || timedOut {
 			return Passes, "timeout", err
 		}
@@ -178,13 +193,40 @@ func (t *Tester) judge(ctx context.Context, input []byte) (Verdict, string, erro
 	}
 }
 
-// record re-records the program on input and reads how it ended.
-func (t *Tester) record(ctx context.Context, input []byte) (critical.Ending, bool, error) {
+// RecordOriginal records the program on the original input and keeps the
+// recording (for the oracles that run the program plainly; OracleCrash's
+// Original keeps its own when KeepTrace is set). It needs Record.
+func (t *Tester) RecordOriginal(ctx context.Context, input []byte) (OriginalRun, error) {
+	if t.orig.Trace != "" {
+		return t.orig, nil
+	}
+	if t.runs.Record == "" || len(t.runs.Program) == 0 {
+		return OriginalRun{}, fmt.Errorf("recording the original input needs the program and the record command")
+	}
+	_, timedOut, err := t.record(ctx, input, true)
+	if err != nil {
+		return OriginalRun{}, err
+	}
+	if timedOut {
+		return OriginalRun{}, fmt.Errorf("the recording of the original input did not end within %v", t.runs.Timeout)
+	}
+	return t.orig, nil
+}
+
+// OriginalRun returns the kept recording of the original input (a zero
+// value when there is none).
+func (t *Tester) OriginalRun() OriginalRun { return t.orig }
+
+// record re-records the program on input and reads how it ended; keep
+// keeps the candidate and its trace as the original run's.
+func (t *Tester) record(ctx context.Context, input []byte, keep bool) (critical.Ending, bool, error) {
 	path, done, err := t.candidate(input)
 	if err != nil {
 		return critical.Ending{}, false, err
 	}
-	defer done() // the candidate and its trace
+	if !keep {
+		defer done() // the candidate and its trace
+	}
 	trace := path + ".trace"
 	args, stdin := t.args(path)
 	rec := append([]string{t.runs.Record, "-q"}, t.runs.RecordArgs...)
@@ -206,6 +248,12 @@ func (t *Tester) record(ctx context.Context, input []byte) (critical.Ending, boo
 	end, err := critical.EndingOf(trace)
 	if err != nil {
 		return critical.Ending{}, false, fmt.Errorf("read the re-run's trace: %w", err)
+	}
+	if keep {
+		t.orig = OriginalRun{Trace: trace, Ending: end}
+		if stdin == "" {
+			t.orig.Input = path
+		}
 	}
 	return end, false, nil
 }

@@ -5,8 +5,9 @@
 // test still says "fails", until the result is 1-minimal: removing any
 // single entity makes the failure go.
 //
-// Each configuration (a set of entities kept) is tested at most once: the
-// results are memoised. The subsets, then the complements, of one
+// Each input is tested at most once: the results are memoised by the
+// input's bytes (two configurations that join to the same text are one
+// test). The subsets, then the complements, of one
 // granularity are tested up to Jobs at a time, in order; the first
 // failing one in that order is taken, so the result does not depend on
 // Jobs. Which failure counts is the Test's business (package analyze's
@@ -15,10 +16,9 @@ package reduce
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 )
@@ -61,6 +61,9 @@ type Progress struct {
 
 // Step is one round of ddmin at one granularity.
 type Step struct {
+	// Level is the decomposition tree's level of an IDTHDD round (0 for
+	// ddmin's).
+	Level int `json:"level,omitempty"`
 	// Granularity is the number of parts the configuration was cut into.
 	Granularity int `json:"granularity"`
 	// Entities is the size of the configuration before the step, Kept
@@ -68,8 +71,10 @@ type Step struct {
 	Entities int `json:"entities"`
 	Kept     int `json:"kept"`
 	// Outcome: "subset" (one part fails alone), "complement" (the rest
-	// without one part fails), "finer" (neither: the parts are halved),
-	// "minimal" (single entities: nothing can be removed).
+	// without one part fails), "finer" (neither: the parts are halved;
+	// IDTHDD: one part per unit), "minimal" (single entities: nothing can
+	// be removed), "next level" (IDTHDD: one part per unit and nothing
+	// can be removed at this level).
 	Outcome string `json:"outcome"`
 	// Runs is the number of tests the step made (memoised ones not
 	// counted); Cached the number answered from memory.
@@ -79,6 +84,8 @@ type Step struct {
 
 // Result is a reduction's outcome.
 type Result struct {
+	// Strategy is StrategyDDMin, StrategyIDTHDD or StrategyIDTHDDStar.
+	Strategy string `json:"strategy"`
 	// Input is the reduced input: the entities kept, joined.
 	Input []byte `json:"-"`
 	// Kept are the indices of the original entities kept.
@@ -89,8 +96,18 @@ type Result struct {
 	Entities         int `json:"entities"`
 	OriginalBytes    int `json:"original_bytes"`
 	Bytes            int `json:"bytes"`
-	// Steps are ddmin's rounds, in order.
+	// Steps are the search's rounds, in order: ddmin's, or IDTHDD's step
+	// 3 (with their Level).
 	Steps []Step `json:"steps"`
+	// Step1 are IDTHDD's step 1 candidates, Step1Runs the runs they took;
+	// Fallback says that no candidate failed, so the search was ddmin's
+	// from the whole input. Levels are step 3's
+	// levels and Tree the decomposition tree's shape.
+	Step1     []Candidate `json:"step1,omitempty"`
+	Step1Runs int         `json:"step1_runs,omitempty"`
+	Fallback  bool        `json:"fallback,omitempty"`
+	Levels    []Level     `json:"levels,omitempty"`
+	Tree      *TreeStats  `json:"tree,omitempty"`
 	// Runs is the number of tests made, the original input's included
 	// (DDMin's, or the caller's with OriginalFails);
 	// Cached the number answered from memory.
@@ -128,9 +145,9 @@ func DDMin(ctx context.Context, cfg Config) (*Result, error) {
 	for i := range all {
 		all[i] = i
 	}
-	res := &Result{OriginalEntities: len(all), OriginalBytes: len(Join(cfg.Entities))}
+	res := &Result{Strategy: StrategyDDMin, OriginalEntities: len(all), OriginalBytes: len(Join(cfg.Entities))}
 	if cfg.OriginalFails {
-		r.memo[keyOf(all)] = Fails
+		r.memo[r.keyOf(all)] = Fails
 	}
 	v, err := r.batch(ctx, [][]int{all}, len(all))
 	if cfg.OriginalFails {
@@ -142,53 +159,12 @@ func DDMin(ctx context.Context, cfg Config) (*Result, error) {
 	if v < 0 {
 		return nil, ErrNoFailure
 	}
-	c, n := all, 2
-	for len(c) >= 2 {
-		step := Step{Granularity: n, Entities: len(c)}
-		runs0, cache0 := r.runs, r.cache
-		parts := split(c, n)
-		if i, err := r.batch(ctx, parts, len(c)); err != nil {
-			return nil, err
-		} else if i >= 0 {
-			c, n = parts[i], 2
-			step.Outcome = "subset"
-		} else {
-			comps := make([][]int, 0, len(parts))
-			if n > 2 { // with 2 parts the complements are the subsets
-				for i := range parts {
-					comps = append(comps, complement(c, parts[i]))
-				}
-			}
-			if i, err := r.batch(ctx, comps, len(c)); err != nil {
-				return nil, err
-			} else if i >= 0 {
-				c, n = comps[i], max(n-1, 2)
-				step.Outcome = "complement"
-			} else if n < len(c) {
-				n = min(2*n, len(c))
-				step.Outcome = "finer"
-			} else {
-				step.Outcome = "minimal"
-			}
-		}
-		step.Kept, step.Runs, step.Cached = len(c), r.runs-runs0, r.cache-cache0
-		res.Steps = append(res.Steps, step)
-		if step.Outcome == "minimal" {
-			break
-		}
+	c, steps, err := r.ddmin(ctx, all)
+	if err != nil {
+		return nil, err
 	}
-	res.Kept = c
-	kept := make([][]byte, len(c))
-	for i, e := range c {
-		kept[i] = cfg.Entities[e]
-	}
-	res.Input = Join(kept)
-	res.Entities, res.Bytes = len(c), len(res.Input)
-	res.Runs, res.Cached = r.runs, r.cache
-	if cfg.OriginalFails {
-		res.Runs++
-	}
-	res.Seconds = time.Since(start).Seconds()
+	res.Steps = steps
+	r.finish(res, c, start)
 	return res, nil
 }
 
@@ -202,7 +178,7 @@ func (r *reducer) batch(ctx context.Context, configs [][]int, size int) (int, er
 		errs := make([]error, len(group))
 		var wg sync.WaitGroup
 		for i, c := range group {
-			key := keyOf(c)
+			key := r.keyOf(c)
 			r.mu.Lock()
 			v, ok := r.memo[key]
 			if ok {
@@ -278,14 +254,15 @@ func complement(c, part []int) []int {
 	return out
 }
 
-// keyOf names a configuration for the memo.
-func keyOf(c []int) string {
-	var b strings.Builder
+// keyOf names a configuration for the memo by the input it makes: two
+// configurations that join to the same bytes (a different "a" of the same
+// text) are one test.
+func (r *reducer) keyOf(c []int) string {
+	h := sha256.New()
 	for _, e := range c {
-		b.WriteString(strconv.Itoa(e))
-		b.WriteByte(',')
+		h.Write(r.cfg.Entities[e])
 	}
-	return b.String()
+	return string(h.Sum(nil))
 }
 
 // Report is what analyze reduce reports: the reduction and how it was
@@ -308,4 +285,10 @@ type Report struct {
 	*Result
 	// Reduced is the reduced input, as text.
 	Reduced string `json:"reduced"`
+	// Criterion is IDTHDD's failure point (the slice criterion, as
+	// resolved), Note what IDTHDD had to do without.
+	Criterion string `json:"criterion,omitempty"`
+	Note      string `json:"note,omitempty"`
+	// DDMin is ddmin's reduction of the same input (--compare).
+	DDMin *Result `json:"ddmin,omitempty"`
 }

@@ -313,8 +313,9 @@ func TestDecode(t *testing.T) {
 }
 
 // slicerFields returns in without its value-flow fields, which TestFlow
-// checks.
+// checks, and its comparison fields, which TestCompareAndCond checks.
 func slicerFields(in Info) Info {
+	in.Compare, in.Cond = false, CondNone
 	in.Flow, in.Dst, in.Src, in.Src2 = FlowOther, 0, 0, 0
 	in.DstMem, in.SrcMem, in.Sub = false, false, false
 	in.Width, in.Scale, in.Imm, in.BitOp, in.Mask = 0, 0, 0, BitNone, 0

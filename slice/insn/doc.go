@@ -68,8 +68,9 @@
 //   - Value flow: Flow says how the destination's value relates to the
 //     sources, for analyses that follow values (pointer provenance, value
 //     propagation chains); it changes nothing above. FlowMove is a copy
-//     (mov, movzx/movsx/movsxd, movd/movq, movss/movsd, whole-register
-//     vector moves, push and pop, movs, stos, lods, lea r, [base]);
+//     (mov, movzx/movsx/movsxd, cbw/cwde/cdqe, movd/movq, movss/movsd,
+//     whole-register vector moves, push and pop, movs, stos, lods, lea r,
+//     [base]);
 //     FlowConst a constant (mov of an immediate, push imm, the zero and
 //     all-ones idioms above except those of floating-point subtraction,
 //     lea of a rip-relative or absolute address, which is the address of
@@ -85,6 +86,12 @@
 //     flow FlowOther. Width is the size of the value written (movd, movq,
 //     movss and movsd give the 4 or 8 bytes they copy), and Imm is
 //     sign-extended from Width bytes (-1 with Width 16 is all ones).
+//   - Comparisons: Compare marks cmp, test and the legacy-encoded flag
+//     compares (comiss, comisd, ucomiss, ucomisd, ptest), whose one effect
+//     is RFLAGS; Cond is the condition a jcc, setcc or cmovcc tests
+//     (CondE for je/sete/cmove, ...), for analyses that pair a compare with
+//     the jump that reads its flags (relevant input analysis: a je taken,
+//     or a jne not taken, after a compare means "equal").
 //   - Anything decoded but not modelled above: explicit register operands
 //     are Uses, the first operand is also a Def (and a Use), RFLAGS is a Use
 //     unless the first operand is a vector register; an instruction with no

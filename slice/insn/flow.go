@@ -131,6 +131,11 @@ func legacyFlow(b *builder, inst *x86asm.Inst, args []x86asm.Arg, pc uint64) {
 		} else if srcOK {
 			b.flow(FlowMove, dst, src, dst.bytes)
 		}
+	case x86asm.CBW, x86asm.CWDE, x86asm.CDQE:
+		// rax's low half, sign-extended into the whole of the
+		// destination.
+		n := map[x86asm.Op]int{x86asm.CBW: 2, x86asm.CWDE: 4, x86asm.CDQE: 8}[op]
+		b.flow(FlowMove, operand{r: rax, bytes: n}, operand{r: rax, bytes: n / 2}, n)
 	case x86asm.MOVD, x86asm.MOVQ, x86asm.MOVSS, x86asm.MOVSD_XMM:
 		// The copied value is 4 or 8 bytes, whatever the registers.
 		if dstOK && srcOK {

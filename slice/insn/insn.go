@@ -153,7 +153,43 @@ type Info struct {
 	// for sub, the displacement for lea), sign-extended from Width bytes
 	// (so -1 with Width 16 is all ones).
 	Imm int64
+
+	// Compare says the instruction compares its operands and keeps only
+	// the outcome in RFLAGS: cmp, test, and the legacy-encoded
+	// floating-point and vector compares that set flags (comiss, comisd,
+	// ucomiss, ucomisd, ptest).
+	Compare bool
+	// Cond is the condition a jcc, setcc or cmovcc tests (CondNone for
+	// every other instruction): with Compare on the instruction that set
+	// the flags, a jcc with CondE that was taken, or one with CondNE that
+	// was not, went the way that means "the operands were equal".
+	Cond Cond
 }
+
+// Cond is an x86 condition code, as jcc, setcc and cmovcc name it.
+type Cond uint8
+
+// The conditions, in the encoding's order (the low nibble of jcc's opcode
+// plus one).
+const (
+	CondNone Cond = iota
+	CondO         // overflow
+	CondNO        // no overflow
+	CondB         // below (carry)
+	CondAE        // above or equal (no carry)
+	CondE         // equal (zero)
+	CondNE        // not equal (not zero)
+	CondBE        // below or equal
+	CondA         // above
+	CondS         // sign
+	CondNS        // no sign
+	CondP         // parity
+	CondNP        // no parity
+	CondL         // less
+	CondGE        // greater or equal
+	CondLE        // less or equal
+	CondG         // greater
+)
 
 // flowFields returns an Info holding only in's value-flow fields (Flow
 // through Imm).

@@ -65,6 +65,26 @@ func (b *builder) bitOp(k BitOp, args []x86asm.Arg) {
 	}
 }
 
+// condOf maps each jcc, setcc and cmovcc to the condition it tests.
+var condOf = func() map[x86asm.Op]Cond {
+	m := make(map[x86asm.Op]Cond)
+	for c, ops := range map[Cond][3]x86asm.Op{
+		CondO: {x86asm.JO, x86asm.SETO, x86asm.CMOVO}, CondNO: {x86asm.JNO, x86asm.SETNO, x86asm.CMOVNO},
+		CondB: {x86asm.JB, x86asm.SETB, x86asm.CMOVB}, CondAE: {x86asm.JAE, x86asm.SETAE, x86asm.CMOVAE},
+		CondE: {x86asm.JE, x86asm.SETE, x86asm.CMOVE}, CondNE: {x86asm.JNE, x86asm.SETNE, x86asm.CMOVNE},
+		CondBE: {x86asm.JBE, x86asm.SETBE, x86asm.CMOVBE}, CondA: {x86asm.JA, x86asm.SETA, x86asm.CMOVA},
+		CondS: {x86asm.JS, x86asm.SETS, x86asm.CMOVS}, CondNS: {x86asm.JNS, x86asm.SETNS, x86asm.CMOVNS},
+		CondP: {x86asm.JP, x86asm.SETP, x86asm.CMOVP}, CondNP: {x86asm.JNP, x86asm.SETNP, x86asm.CMOVNP},
+		CondL: {x86asm.JL, x86asm.SETL, x86asm.CMOVL}, CondGE: {x86asm.JGE, x86asm.SETGE, x86asm.CMOVGE},
+		CondLE: {x86asm.JLE, x86asm.SETLE, x86asm.CMOVLE}, CondG: {x86asm.JG, x86asm.SETG, x86asm.CMOVG},
+	} {
+		for _, op := range ops {
+			m[op] = c
+		}
+	}
+	return m
+}()
+
 // opSet builds a read-only set of ops.
 func opSet(ops ...x86asm.Op) map[x86asm.Op]bool {
 	m := make(map[x86asm.Op]bool, len(ops))
@@ -77,6 +97,7 @@ func opSet(ops ...x86asm.Op) map[x86asm.Op]bool {
 // legacy models a non-VEX instruction decoded by x86asm.
 func legacy(b *builder, inst *x86asm.Inst, args []x86asm.Arg) {
 	op := inst.Op
+	b.Cond = condOf[op]
 	switch {
 	case jccOps[op]:
 		b.Class = CondJump
@@ -154,6 +175,7 @@ func legacy(b *builder, inst *x86asm.Inst, args []x86asm.Arg) {
 	case x86asm.CMP, x86asm.TEST:
 		b.args(args, rR, rR)
 		b.def(rflags)
+		b.Compare = true
 		if op == x86asm.TEST {
 			b.bitOp(BitTest, args)
 		}
@@ -422,6 +444,7 @@ func legacy(b *builder, inst *x86asm.Inst, args []x86asm.Arg) {
 		case flagCmpOps[op]:
 			b.args(args, rR, rR)
 			b.def(rflags)
+			b.Compare = true
 		case vecZeroOps[op]:
 			if r, ok := sameRegs(args); ok {
 				b.zero(r)
