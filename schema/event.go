@@ -29,8 +29,15 @@ const (
 	KindMemory        = Kind(tracepb.EventKind_MEMORY)
 	KindRegisters     = Kind(tracepb.EventKind_REGISTERS)
 
-	// NumKinds is one more than the largest valid Kind.
-	NumKinds = KindRegisters + 1
+	// The kinds of an execution slice (slice/execslice).
+	KindExcluded = Kind(tracepb.EventKind_EXCLUDED)
+	KindInject   = Kind(tracepb.EventKind_INJECT)
+	KindClobber  = Kind(tracepb.EventKind_CLOBBER)
+	KindControl  = Kind(tracepb.EventKind_CONTROL)
+
+	// NumKinds is one more than the largest valid Kind. Not every kind
+	// below it is valid: Valid says which.
+	NumKinds = KindControl + 1
 )
 
 var kindNames = [NumKinds]string{
@@ -51,10 +58,14 @@ var kindNames = [NumKinds]string{
 	KindRegion:        "region",
 	KindMemory:        "memory",
 	KindRegisters:     "registers",
+	KindExcluded:      "excluded",
+	KindInject:        "inject",
+	KindClobber:       "clobber",
+	KindControl:       "control",
 }
 
 // Valid reports whether k is a kind a trace may contain.
-func (k Kind) Valid() bool { return k > 0 && k < NumKinds }
+func (k Kind) Valid() bool { return k > 0 && k < NumKinds && kindNames[k] != "" }
 
 // String returns the kind's name as used on the command line ("load").
 func (k Kind) String() string {
@@ -67,7 +78,7 @@ func (k Kind) String() string {
 // ParseKind returns the kind named s (as printed by Kind.String).
 func ParseKind(s string) (Kind, error) {
 	for k := Kind(1); k < NumKinds; k++ {
-		if kindNames[k] == s {
+		if k.Valid() && kindNames[k] == s {
 			return k, nil
 		}
 	}
@@ -78,7 +89,9 @@ func ParseKind(s string) (Kind, error) {
 func Kinds() []Kind {
 	ks := make([]Kind, 0, NumKinds-1)
 	for k := Kind(1); k < NumKinds; k++ {
-		ks = append(ks, k)
+		if k.Valid() {
+			ks = append(ks, k)
+		}
 	}
 	return ks
 }
@@ -189,6 +202,10 @@ var kindFields = [NumKinds]uint16{
 	KindRegion:        fNum | fCount,
 	KindMemory:        fAddr | fSize | fValue,
 	KindRegisters:     fNum | fCount | fSize | fValue,
+	KindExcluded:      fPC | fAddr | fCount | fNum,
+	KindInject:        fAddr | fSize | fValue,
+	KindClobber:       fAddr | fCount,
+	KindControl:       fCount,
 }
 
 // HasPC reports whether events of kind k carry a program counter.

@@ -100,7 +100,7 @@ func TestWireCompatible(t *testing.T) {
 				wantPC++
 			}
 			switch ev.Kind {
-			case schema.KindMemory, schema.KindRegisters:
+			case schema.KindMemory, schema.KindRegisters, schema.KindInject:
 				wantSize++
 				sizes = append(sizes, uint64(ev.Size))
 			case schema.KindLoad, schema.KindStore:

@@ -116,6 +116,33 @@ const (
 	// whose registers these are, which need not be the running one), num,
 	// size, value (the low 8 bytes), data (all bytes, when size > 8).
 	EventKind_REGISTERS EventKind = 17
+	// Kinds 20 to 23 appear only in an execution slice (analyze slice
+	// --reduced-trace; docs/slice.md): a trace that keeps a slice's
+	// instruction instances and replaces each excluded run of a thread's
+	// instances with an EXCLUDED event and the INJECT and CLOBBER events
+	// after it (its side effects).
+	//
+	// EXCLUDED: a run of the running thread's instruction instances that
+	// the execution slice left out ends here. Fields: pc (the run's first
+	// instruction), addr (its last instruction), count (instances left
+	// out), num (the registers the run wrote: bit n is Register n; their
+	// values are not carried).
+	EventKind_EXCLUDED EventKind = 20
+	// INJECT: memory the excluded run before it (the latest EXCLUDED of the
+	// running thread) left changed, with the values it left: `size` bytes
+	// (1..64) at addr, as if stored there by no instruction. Fields: addr,
+	// size, value (the low 8 bytes), data (all bytes, when size > 8).
+	EventKind_INJECT EventKind = 21
+	// CLOBBER: memory the excluded run before it left changed whose values
+	// the trace does not hold (a system call's output): `count` bytes at
+	// addr. Fields: addr, count.
+	EventKind_CLOBBER EventKind = 22
+	// CONTROL: the instance before it (the running thread's latest) is
+	// control dependent on the running thread's instance `count` instances
+	// earlier (1: the one just before it), as the slicer computed it in
+	// the original trace. An instance of an execution slice without a
+	// CONTROL event depends on no instance of the trace. Fields: count.
+	EventKind_CONTROL EventKind = 23
 )
 
 // Enum value maps for EventKind.
@@ -139,6 +166,10 @@ var (
 		15: "REGION",
 		16: "MEMORY",
 		17: "REGISTERS",
+		20: "EXCLUDED",
+		21: "INJECT",
+		22: "CLOBBER",
+		23: "CONTROL",
 	}
 	EventKind_value = map[string]int32{
 		"EVENT_KIND_UNSPECIFIED": 0,
@@ -159,6 +190,10 @@ var (
 		"REGION":                 15,
 		"MEMORY":                 16,
 		"REGISTERS":              17,
+		"EXCLUDED":               20,
+		"INJECT":                 21,
+		"CLOBBER":                22,
+		"CONTROL":                23,
 	}
 )
 
@@ -1989,7 +2024,7 @@ const file_trace_proto_rawDesc = "" +
 	"\x04code\x18\x02 \x01(\x05R\x04code\x12\x16\n" +
 	"\x06signal\x18\x03 \x01(\rR\x06signal\x12\x1f\n" +
 	"\vcore_dumped\x18\x04 \x01(\bR\n" +
-	"coreDumped*\x89\x02\n" +
+	"coreDumped*\xbd\x02\n" +
 	"\tEventKind\x12\x1a\n" +
 	"\x16EVENT_KIND_UNSPECIFIED\x10\x00\x12\t\n" +
 	"\x05BLOCK\x10\x01\x12\b\n" +
@@ -2014,7 +2049,12 @@ const file_trace_proto_rawDesc = "" +
 	"\x06REGION\x10\x0f\x12\n" +
 	"\n" +
 	"\x06MEMORY\x10\x10\x12\r\n" +
-	"\tREGISTERS\x10\x11*B\n" +
+	"\tREGISTERS\x10\x11\x12\f\n" +
+	"\bEXCLUDED\x10\x14\x12\n" +
+	"\n" +
+	"\x06INJECT\x10\x15\x12\v\n" +
+	"\aCLOBBER\x10\x16\x12\v\n" +
+	"\aCONTROL\x10\x17*B\n" +
 	"\n" +
 	"Alteration\x12\x1a\n" +
 	"\x16ALTERATION_UNSPECIFIED\x10\x00\x12\n" +
