@@ -93,6 +93,12 @@ type Run struct {
 	// order; nil for a whole trace. A slice stops at the start of the
 	// region its criterion lies in.
 	Regions []Region
+	// ExecSlice describes the trace when it is an execution slice (nil
+	// otherwise): its instances' control-dependence parents come from its
+	// CONTROL events, and its excluded runs' effects (effects) define
+	// what they left changed without an instance.
+	ExecSlice *ExecSlice
+	effects   []effect
 
 	// eventInst maps the sequence numbers LoadOptions.Events asked for to
 	// the instances that made those events.
@@ -149,6 +155,9 @@ type threadState struct {
 	block  uint64       // the event that holds the thread's latest instance
 	last   *walk.Static // the instruction of that instance, nil before the first
 	frames []saveFrame
+	// insts are the thread's instances, in an execution slice (for its
+	// CONTROL events).
+	insts []uint32
 }
 
 // saveFrame is one function invocation, for finding save/restore pairs.
@@ -219,6 +228,11 @@ func Load(tr *schema.Reader, opt LoadOptions) (*Run, error) {
 		}
 	}
 	l.fault.inst, l.lastSignal.inst = -1, -1
+	x, err := ParseExecSlice(tr.Header())
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", r.Name, err)
+	}
+	r.ExecSlice = x
 	r.acc = make([]access, 0, accHint(tr.Footer()))
 	dec := walk.NewDecoder(r.Tables)
 	st, err := walk.WalkWith(tr, dec, l, walk.Options{Progress: opt.Progress})
@@ -230,7 +244,21 @@ func Load(tr *schema.Reader, opt LoadOptions) (*Run, error) {
 	if l.exitSignal != 0 && l.lastSignal.num == l.exitSignal {
 		r.Crash, r.CrashSignal = l.lastSignal.inst, l.exitSignal
 	}
-	r.control()
+	if x == nil {
+		r.control()
+	} else {
+		// The parents came with the instances; the stacks were
+		// estimated in the whole run.
+		for t, rng := range x.Stacks {
+			if ti, ok := r.tindex[t]; ok {
+				s := &r.stack[ti]
+				if s.hi == 0 || rng[0] < s.lo {
+					s.lo = rng[0]
+				}
+				s.hi = max(s.hi, rng[1])
+			}
+		}
+	}
 	return r, nil
 }
 
@@ -298,6 +326,14 @@ func (l *loader) Instance(in *walk.Instance) error {
 	r.sid = append(r.sid, s.ID)
 	r.thread = append(r.thread, ti)
 	r.seq = append(r.seq, in.Seq)
+	if r.ExecSlice != nil {
+		parent := int32(-1)
+		if c := int(in.Control); c > 0 && c <= len(st.insts) {
+			parent = int32(st.insts[len(st.insts)-c])
+		}
+		r.cd = append(r.cd, parent)
+		st.insts = append(st.insts, i)
+	}
 	l.frameStep(st, s)
 	if l.want != nil {
 		// A BLOCK asked for is its last instance.
@@ -368,6 +404,18 @@ func (l *loader) Event(ev *schema.Event) error {
 		l.state(ev.TID)
 	case schema.KindExit:
 		l.exitSignal = ev.Num
+	case schema.KindExcluded:
+		ti, _ := l.state(ev.Thread)
+		r.effects = append(r.effects, effect{at: uint32(len(r.sid)), thread: ti, regs: ev.Num})
+	case schema.KindInject, schema.KindClobber:
+		n := uint64(ev.Size)
+		if ev.Kind == schema.KindClobber {
+			n = uint64(ev.Count)
+		}
+		if k := len(r.effects); k > 0 && n > 0 {
+			e := &r.effects[k-1]
+			e.mem = append(e.mem, interval{ev.Addr, ev.Addr + n})
+		}
 	case schema.KindRegion:
 		if ev.Num != 1 {
 			break

@@ -159,6 +159,10 @@ type Instance struct {
 	// Fault is the SIGNAL event when the instruction faulted (it did not
 	// complete: its access did not happen), nil otherwise.
 	Fault *schema.Event
+	// Control is, in an execution slice, the count of the instance's
+	// CONTROL event: its control-dependence parent is the thread's
+	// instance that many instances earlier; 0 when it has none.
+	Control uint32
 }
 
 // Visitor receives a walk's instances and other events in global order.
@@ -215,6 +219,10 @@ type walker struct {
 	stats   Stats
 	fault   schema.Event
 	outside bool // between regions of a region trace
+	// xslice: the trace is an execution slice (schema.IsExecutionSlice):
+	// one instruction per BLOCK, and every other event of a thread comes
+	// after the instruction before it ran.
+	xslice bool
 }
 
 // Walk reads every event of tr and hands the visitor the instruction
@@ -230,6 +238,7 @@ func Walk(tr *schema.Reader, v Visitor, opt Options) (Stats, error) {
 func WalkWith(tr *schema.Reader, dec *Decoder, v Visitor, opt Options) (Stats, error) {
 	w := &walker{tr: tr, v: v, dec: dec, threads: make(map[schema.ThreadID]*pending)}
 	w.outside = HasRegions(tr.Footer())
+	w.xslice = schema.IsExecutionSlice(tr.Header())
 	return w.run(opt)
 }
 
@@ -355,6 +364,26 @@ func (w *walker) event(ev *schema.Event) error {
 		return nil
 	case schema.KindDerive:
 		return nil // the instance's registers say as much
+	case schema.KindControl:
+		// An execution slice's control-dependence parent of the thread's
+		// next instance (the one its BLOCK just opened).
+		p, err := w.thread(ev.Thread)
+		if err != nil {
+			return err
+		}
+		p.in.Control = ev.Count
+		return nil
+	case schema.KindExcluded, schema.KindInject, schema.KindClobber:
+		// An excluded run's side effects come after the instance before
+		// them.
+		p, err := w.thread(ev.Thread)
+		if err != nil {
+			return err
+		}
+		if err := w.flush(p, len(p.statics)); err != nil {
+			return err
+		}
+		return w.v.Event(ev)
 	case schema.KindCall, schema.KindReturn, schema.KindSyscall:
 		p, err := w.thread(ev.Thread)
 		if err != nil {
@@ -418,9 +447,14 @@ func (w *walker) event(ev *schema.Event) error {
 	default:
 		// Thread creation (inside the clone syscall's block), exits,
 		// client requests and anything newer: after the instructions
-		// before it when its pc is in the current block.
+		// before it when its pc is in the current block (in an execution
+		// slice, after the whole block: its one instruction ran before).
 		if p := w.threads[ev.Thread]; p != nil && p == w.last {
-			if i := p.find(ev.PC); i >= 0 {
+			if w.xslice {
+				if err := w.flush(p, len(p.statics)); err != nil {
+					return err
+				}
+			} else if i := p.find(ev.PC); i >= 0 {
 				if err := w.flush(p, i); err != nil {
 					return err
 				}
@@ -475,7 +509,9 @@ func (w *walker) place(p *pending, pc uint64) (bool, error) {
 // instructions from there to the faulting one are added when they run on
 // in address order.
 func (w *walker) placeSignal(p *pending, pc uint64, seq uint64) (bool, error) {
-	if ok, err := w.place(p, pc); ok || err != nil {
+	if ok, err := w.place(p, pc); ok || err != nil || w.xslice {
+		// (An execution slice holds a BLOCK for every instruction it
+		// keeps: one that is not there was left out.)
 		return ok, err
 	}
 	if ok, err := w.extendTo(p, pc); ok || err != nil {
@@ -541,6 +577,7 @@ func (w *walker) flush(p *pending, end int) error {
 		w.stats.Instances++
 		err := w.v.Instance(&p.in)
 		p.in.Acc, p.in.Event, p.in.Fault, p.data = p.in.Acc[:0], nil, nil, p.data[:0]
+		p.in.Control = 0
 		p.next++
 		p.open = false
 		if err != nil {

@@ -1,0 +1,248 @@
+package execslice_test
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/mgtrace/mgtrace/internal/testprog"
+	"github.com/mgtrace/mgtrace/schema"
+	"github.com/mgtrace/mgtrace/schema/tracepb"
+	"github.com/mgtrace/mgtrace/slice"
+	"github.com/mgtrace/mgtrace/slice/execslice"
+	"github.com/mgtrace/mgtrace/walk"
+)
+
+// load reads a trace for slicing.
+func load(t *testing.T, path string, events ...uint64) *slice.Run {
+	t.Helper()
+	tr, err := schema.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	run, err := slice.Load(tr, slice.LoadOptions{Events: events})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return run
+}
+
+// lastLoads returns the sequence numbers of the last n LOAD events of
+// thread th, the last first.
+func lastLoads(t *testing.T, path string, th schema.ThreadID, n int) []uint64 {
+	t.Helper()
+	tr, err := schema.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	var all []uint64
+	for {
+		ev, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ev.Kind == schema.KindLoad && ev.Thread == th {
+			all = append(all, ev.Seq)
+		}
+	}
+	var out []uint64
+	for k := len(all) - 1; k >= 0 && len(out) < n; k-- {
+		out = append(out, all[k])
+	}
+	if len(out) == 0 {
+		t.Fatalf("%s: no load of thread %d", path, th)
+	}
+	return out
+}
+
+// cut writes the execution slice of res (a slice of the trace at path).
+func cut(t *testing.T, path string, res *slice.Result, skeleton bool) (string, execslice.Stats) {
+	t.Helper()
+	tr, err := schema.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	out := filepath.Join(t.TempDir(), "x.trace")
+	f, err := os.Create(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := execslice.Write(f, tr, res, execslice.Options{Skeleton: skeleton, Of: path})
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		t.Fatalf("execslice.Write: %v", err)
+	}
+	return out, st
+}
+
+// sameSlice checks that red, a slice of the execution slice whose
+// instances are the original's kept, is orig: the same members (mapped
+// through kept), at the same pcs, with the same edges.
+func sameSlice(t *testing.T, orig, red *slice.Result, kept []uint32) {
+	t.Helper()
+	if len(red.Members) != len(orig.Members) {
+		t.Fatalf("the execution slice's slice has %d members, the original's %d", len(red.Members), len(orig.Members))
+	}
+	for k, m := range red.Members {
+		o := orig.Members[k]
+		if kept[m] != o {
+			t.Fatalf("member %d: instance %d of the execution slice is the original's %d, want %d", k, m, kept[m], o)
+		}
+		if a, b := red.Run.StaticOf(m).PC, orig.Run.StaticOf(o).PC; a != b {
+			t.Fatalf("member %d: pc %#x, the original's %#x", k, a, b)
+		}
+		if a, b := red.Run.ThreadOf(m), orig.Run.ThreadOf(o); a != b {
+			t.Fatalf("member %d: thread %d, the original's %d", k, a, b)
+		}
+	}
+	if len(red.Edges) != len(orig.Edges) {
+		t.Fatalf("the execution slice's slice has %d edges, the original's %d", len(red.Edges), len(orig.Edges))
+	}
+	for k, e := range red.Edges {
+		if e.User >= 0 {
+			e.User = int64(kept[e.User])
+		}
+		e.Def = int64(kept[e.Def])
+		if e != orig.Edges[k] {
+			t.Fatalf("edge %d: %+v (mapped), the original's %+v", k, e, orig.Edges[k])
+		}
+	}
+	if red.Stats.Excluded != 0 {
+		t.Errorf("%d uses reached an excluded run", red.Stats.Excluded)
+	}
+}
+
+// walkStats walks a trace and returns the walk's statistics, after
+// schema.Summarize checked it.
+func walkStats(t *testing.T, path string) walk.Stats {
+	t.Helper()
+	tr, err := schema.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := schema.Summarize(tr, nil); err != nil {
+		t.Fatalf("the execution slice does not validate: %v", err)
+	}
+	tr.Close()
+	tr, err = schema.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	st, err := walk.Walk(tr, nopVisitor{}, walk.Options{})
+	if err != nil {
+		t.Fatalf("walk of the execution slice: %v", err)
+	}
+	return st
+}
+
+type nopVisitor struct{}
+
+func (nopVisitor) Instance(*walk.Instance) error { return nil }
+func (nopVisitor) Event(*schema.Event) error     { return nil }
+
+// checkCut slices the trace at path from the criterion, writes its
+// execution slice with and without the skeleton, and checks that the
+// execution slice is a valid trace and gives the same slice from its
+// saved criterion. It returns the stats of the cut with the skeleton.
+func checkCut(t *testing.T, path string, crit slice.Criterion, opt slice.Options) execslice.Stats {
+	t.Helper()
+	var events []uint64
+	if crit.Kind == slice.BySeq {
+		events = []uint64{crit.Seq}
+	}
+	run := load(t, path, events...)
+	p, err := run.Resolve(crit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	orig, err := slice.Slice(run, p, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var withSkeleton execslice.Stats
+	for _, skeleton := range []bool{true, false} {
+		t.Run(fmt.Sprintf("skeleton=%v", skeleton), func(t *testing.T) {
+			xpath, st := cut(t, path, orig, skeleton)
+			if skeleton {
+				withSkeleton = st
+			}
+			kept := execslice.Kept(orig, skeleton)
+			if st.Kept != uint64(len(kept)) || st.Members != uint64(len(orig.Members)) || st.Instances != uint64(run.Instances()) {
+				t.Fatalf("stats %+v: want %d kept, %d members, %d instances", st, len(kept), len(orig.Members), run.Instances())
+			}
+			ws := walkStats(t, xpath)
+			if ws.Instances != st.Kept || ws.Unplaced != 0 {
+				t.Fatalf("the walk of the execution slice: %d instances (want %d), %d unplaced events", ws.Instances, st.Kept, ws.Unplaced)
+			}
+			xrun := load(t, xpath)
+			if xrun.ExecSlice == nil {
+				t.Fatal("the execution slice's header does not say what it is")
+			}
+			if x := xrun.ExecSlice; x.Kept != st.Kept || x.Instances != st.Instances || x.Criterion != p.Label {
+				t.Fatalf("header: %+v", x)
+			}
+			xp, err := xrun.SavedCriterion()
+			if err != nil {
+				t.Fatal(err)
+			}
+			xopt := opt
+			xopt.From = xrun.ExecSlice.From
+			red, err := slice.Slice(xrun, xp, xopt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sameSlice(t, orig, red, kept)
+			t.Logf("%d instances, %d kept, %d members, %d edges, %d runs, %d events of %d", st.Instances, st.Kept, st.Members, len(orig.Edges), st.Runs, st.Events, st.OrigEvents)
+		})
+	}
+	return withSkeleton
+}
+
+// TestSameSlice records programs (single- and multithreaded, whole and
+// a recorded region), slices them, writes the execution slices and
+// slices those from the same criterion: the same members, at the same
+// pcs, with the same dependences.
+func TestSameSlice(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		prog   string
+		args   []string
+		record []string // record's flags (a region)
+		thread schema.ThreadID
+		reg    bool // narrow the criterion to rax
+	}{
+		{name: "list", prog: "list", args: []string{"20"}, thread: 1},
+		{name: "list-reg", prog: "list", args: []string{"20"}, thread: 1, reg: true},
+		{name: "tree", prog: "tree", args: []string{"40"}, thread: 1},
+		{name: "threads-main", prog: "threads", args: []string{"40"}, thread: 1},
+		{name: "threads-worker", prog: "threads", args: []string{"40"}, thread: 2},
+		{name: "threads-preempt", prog: "threads", args: []string{"40"}, record: []string{"--preempt", "4", "--sched-seed", "7"}, thread: 2},
+		{name: "list-region", prog: "list", args: []string{"20"}, record: []string{"--from", "list_append#5", "--to", "list_free"}, thread: 1},
+		{name: "tree-region", prog: "tree", args: []string{"60"}, record: []string{"--from", "tree_insert#20", "--to", "tree_lookup"}, thread: 1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			bin := testprog.Build(t, c.prog)
+			path, _, _ := testprog.RecordWith(t, c.record, bin, c.args...)
+			for k, seq := range lastLoads(t, path, c.thread, 2) {
+				t.Run(fmt.Sprintf("load-%d", k+1), func(t *testing.T) {
+					crit := slice.Criterion{Kind: slice.BySeq, Seq: seq}
+					if c.reg {
+						crit.Reg = tracepb.Register_RAX
+					}
+					checkCut(t, path, crit, slice.Options{})
+				})
+			}
+		})
+	}
+}
