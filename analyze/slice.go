@@ -391,8 +391,8 @@ func writeReduced(e *env, f *sliceFlags, tracePath string, res *slice.Result, fr
 		w = e.stdout
 	}
 	fmt.Fprintf(w, "execution slice %s: %d of %d instructions (%.1f%%; %d in the slice), %d of %d events (%.1f%%), %d excluded runs\n",
-		oneLine(f.reduced), st.Kept, st.Instances, pct(st.Kept, st.Instances), st.Members,
-		st.Events, st.OrigEvents, pct(st.Events, st.OrigEvents), st.Runs)
+		oneLine(f.reduced), st.Kept, st.Instances, percent(st.Kept, st.Instances), st.Members,
+		st.Events, st.OrigEvents, percent(st.Events, st.OrigEvents), st.Runs)
 	return nil
 }
 
@@ -416,11 +416,4 @@ func sliceOptionFlags(f *sliceFlags) string {
 		fl = append(fl, "--region "+f.region)
 	}
 	return strings.Join(fl, " ")
-}
-
-func pct(a, b uint64) float64 {
-	if b == 0 {
-		return 0
-	}
-	return 100 * float64(a) / float64(b)
 }

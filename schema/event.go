@@ -205,7 +205,7 @@ var kindFields = [NumKinds]uint16{
 	KindExcluded:      fPC | fAddr | fCount | fNum,
 	KindInject:        fAddr | fSize | fValue,
 	KindClobber:       fAddr | fCount,
-	KindControl:       fCount,
+	KindControl:       fPC | fCount,
 }
 
 // HasPC reports whether events of kind k carry a program counter.

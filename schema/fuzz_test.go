@@ -322,7 +322,7 @@ func kindEvents(k schema.Kind) []schema.Event {
 		case schema.KindClobber:
 			ev.Addr, ev.Count = 0x5555_5557_0000+4096*i, 4096
 		case schema.KindControl:
-			ev.Count = uint32(1 + i)
+			ev.PC, ev.Count = 0x40_1030+4*i, uint32(i)
 		}
 		evs = append(evs, ev)
 	}

@@ -156,8 +156,10 @@ type threadState struct {
 	last   *walk.Static // the instruction of that instance, nil before the first
 	frames []saveFrame
 	// insts are the thread's instances, in an execution slice (for its
-	// CONTROL events).
-	insts []uint32
+	// CONTROL events), and parent the control-dependence parent the last
+	// CONTROL event gave (-1: none).
+	insts  []uint32
+	parent int32
 }
 
 // saveFrame is one function invocation, for finding save/restore pairs.
@@ -293,7 +295,7 @@ func (l *loader) state(t schema.ThreadID) (uint32, *threadState) {
 		i = uint32(len(r.Threads))
 		r.tindex[t] = i
 		r.Threads = append(r.Threads, t)
-		l.ts = append(l.ts, &threadState{frames: []saveFrame{{}}})
+		l.ts = append(l.ts, &threadState{frames: []saveFrame{{}}, parent: -1})
 		r.stack = append(r.stack, stackRange{})
 	}
 	l.lastTID, l.lastTI, l.haveTI = t, i, true
@@ -327,11 +329,13 @@ func (l *loader) Instance(in *walk.Instance) error {
 	r.thread = append(r.thread, ti)
 	r.seq = append(r.seq, in.Seq)
 	if r.ExecSlice != nil {
-		parent := int32(-1)
-		if c := int(in.Control); c > 0 && c <= len(st.insts) {
-			parent = int32(st.insts[len(st.insts)-c])
+		if in.HasControl {
+			st.parent = -1
+			if c := int(in.Control); c > 0 && c <= len(st.insts) {
+				st.parent = int32(st.insts[len(st.insts)-c])
+			}
 		}
-		r.cd = append(r.cd, parent)
+		r.cd = append(r.cd, st.parent)
 		st.insts = append(st.insts, i)
 	}
 	l.frameStep(st, s)

@@ -160,9 +160,11 @@ type Instance struct {
 	// complete: its access did not happen), nil otherwise.
 	Fault *schema.Event
 	// Control is, in an execution slice, the count of the instance's
-	// CONTROL event: its control-dependence parent is the thread's
-	// instance that many instances earlier; 0 when it has none.
-	Control uint32
+	// CONTROL event when it has one (HasControl): from this instance on,
+	// the thread's instances are control dependent on its instance
+	// Control instances before this one (0: on none).
+	Control    uint32
+	HasControl bool
 }
 
 // Visitor receives a walk's instances and other events in global order.
@@ -365,13 +367,20 @@ func (w *walker) event(ev *schema.Event) error {
 	case schema.KindDerive:
 		return nil // the instance's registers say as much
 	case schema.KindControl:
-		// An execution slice's control-dependence parent of the thread's
-		// next instance (the one its BLOCK just opened).
+		// An execution slice's control-dependence parent, from the
+		// instance at pc on.
 		p, err := w.thread(ev.Thread)
 		if err != nil {
 			return err
 		}
-		p.in.Control = ev.Count
+		ok, err := w.place(p, ev.PC)
+		if err != nil || !ok {
+			if !ok {
+				w.stats.Unplaced++
+			}
+			return err
+		}
+		p.in.Control, p.in.HasControl = ev.Count, true
 		return nil
 	case schema.KindExcluded, schema.KindInject, schema.KindClobber:
 		// An excluded run's side effects come after the instance before
@@ -577,7 +586,7 @@ func (w *walker) flush(p *pending, end int) error {
 		w.stats.Instances++
 		err := w.v.Instance(&p.in)
 		p.in.Acc, p.in.Event, p.in.Fault, p.data = p.in.Acc[:0], nil, nil, p.data[:0]
-		p.in.Control = 0
+		p.in.Control, p.in.HasControl = 0, false
 		p.next++
 		p.open = false
 		if err != nil {

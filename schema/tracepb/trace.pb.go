@@ -137,11 +137,12 @@ const (
 	// the trace does not hold (a system call's output): `count` bytes at
 	// addr. Fields: addr, count.
 	EventKind_CLOBBER EventKind = 22
-	// CONTROL: the instance before it (the running thread's latest) is
-	// control dependent on the running thread's instance `count` instances
-	// earlier (1: the one just before it), as the slicer computed it in
-	// the original trace. An instance of an execution slice without a
-	// CONTROL event depends on no instance of the trace. Fields: count.
+	// CONTROL: from the running thread's instance at `pc` (an instruction
+	// of its latest BLOCK, placed as a LOAD's pc is) on, the thread's
+	// instances are control dependent on its instance `count` instances
+	// before that one (0: on none), as the slicer computed it in the
+	// original trace, until the thread's next CONTROL. Before its first
+	// CONTROL a thread's instances depend on none. Fields: pc, count.
 	EventKind_CONTROL EventKind = 23
 )
 

@@ -127,7 +127,7 @@ func fill(rng *rand.Rand, ev *schema.Event, names []string) {
 	case schema.KindClobber:
 		ev.Addr, ev.Count = randValue(rng), uint32(1+rng.IntN(4096))
 	case schema.KindControl:
-		ev.Count = uint32(1 + rng.IntN(100))
+		ev.PC, ev.Count = pc(), uint32(rng.IntN(100))
 	}
 }
 

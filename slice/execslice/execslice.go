@@ -50,6 +50,7 @@ import (
 	"io"
 	"math/bits"
 	"slices"
+	"time"
 
 	"google.golang.org/protobuf/proto"
 
@@ -140,7 +141,13 @@ func Write(w io.Writer, tr *schema.Reader, res *slice.Result, opt Options) (Stat
 	}
 	hdr := proto.Clone(tr.Header()).(*tracepb.Header)
 	hdr.Settings = append(hdr.Settings, desc.Settings()...)
-	out, err := schema.NewWriter(w, hdr, schema.WriterOptions{})
+	wopt := schema.WriterOptions{}
+	if f := tr.Footer(); f != nil && f.EndTimeUnixNanos != 0 {
+		// The run ended when the original says, not when it was cut.
+		end := f.EndTimeUnixNanos
+		wopt.Now = func() time.Time { return time.Unix(0, end) }
+	}
+	out, err := schema.NewWriter(w, hdr, wopt)
 	if err != nil {
 		return Stats{}, err
 	}
@@ -152,6 +159,9 @@ func Write(w io.Writer, tr *schema.Reader, res *slice.Result, opt Options) (Stat
 		return Stats{}, err
 	}
 	if err := x.flushAll(); err != nil {
+		return Stats{}, err
+	}
+	if err := x.flushPending(); err != nil {
 		return Stats{}, err
 	}
 	if x.exit != nil {
@@ -258,8 +268,9 @@ type openRun struct {
 
 // thread is what the writer keeps per thread.
 type thread struct {
-	kept uint32 // kept instances so far
-	run  *openRun
+	kept   uint32 // kept instances so far
+	run    *openRun
+	parent int64 // the control-dependence parent the last CONTROL gave, -1: none
 }
 
 // writer is the walk visitor that writes the execution slice.
@@ -278,6 +289,7 @@ type writer struct {
 	runs    uint32 // runs opened
 	outside bool   // between the regions of a region trace
 	exit    *schema.Event
+	pend    *pendingBlock
 	st      Stats
 }
 
@@ -299,7 +311,7 @@ func (x *writer) isKept(i uint32) bool { return x.kept[i/64]&(1<<(i%64)) != 0 }
 func (x *writer) thread(t schema.ThreadID) *thread {
 	s := x.th[t]
 	if s == nil {
-		s = &thread{}
+		s = &thread{parent: -1}
 		x.th[t] = s
 	}
 	return s
@@ -321,16 +333,33 @@ func (x *writer) Instance(in *walk.Instance) error {
 		return err
 	}
 	pc := in.Static.PC
-	if err := x.emit(&schema.Event{Kind: schema.KindBlock, Thread: in.Thread, PC: pc, Count: 1}); err != nil {
+	if err := x.name(pc); err != nil {
 		return err
 	}
-	x.tl[i] = ts.kept
-	ts.kept++
-	if p := x.run.ControlParent(i); p >= 0 && x.isKept(uint32(p)) && x.run.ThreadOf(uint32(p)) == in.Thread {
-		c := x.tl[i] - x.tl[p]
-		if err := x.emit(&schema.Event{Kind: schema.KindControl, Thread: in.Thread, Count: c}); err != nil {
+	// One BLOCK for the kept instances that ran one after another in
+	// one block of the original.
+	if b := x.pend; b == nil || b.thread != in.Thread || b.seq != in.Seq || b.next != pc {
+		if err := x.flushPending(); err != nil {
 			return err
 		}
+		x.pend = &pendingBlock{thread: in.Thread, pc: pc, seq: in.Seq}
+	}
+	b := x.pend
+	b.count++
+	b.next = pc + uint64(in.Static.Info.Len)
+	x.tl[i] = ts.kept
+	ts.kept++
+	parent := int64(-1)
+	if p := x.run.ControlParent(i); p >= 0 && x.isKept(uint32(p)) && x.run.ThreadOf(uint32(p)) == in.Thread {
+		parent = p
+	}
+	if parent != ts.parent {
+		c := uint32(0)
+		if parent >= 0 {
+			c = x.tl[i] - x.tl[parent]
+		}
+		b.add(&schema.Event{Kind: schema.KindControl, Thread: in.Thread, PC: pc, Count: c})
+		ts.parent = parent
 	}
 	for k := range in.Acc {
 		a := &in.Acc[k]
@@ -339,11 +368,8 @@ func (x *writer) Instance(in *walk.Instance) error {
 			kind = schema.KindStore
 			x.write(a.Addr, a.Size, a.Value, a.Data, 0)
 		}
-		ev := schema.Event{Kind: kind, Thread: in.Thread, PC: pc, Addr: a.Addr, Size: a.Size,
-			Value: a.Value, Data: a.Data, BaseReg: a.BaseReg, Base: a.Base}
-		if err := x.emit(&ev); err != nil {
-			return err
-		}
+		b.add(&schema.Event{Kind: kind, Thread: in.Thread, PC: pc, Addr: a.Addr, Size: a.Size,
+			Value: a.Value, Data: a.Data, BaseReg: a.BaseReg, Base: a.Base})
 	}
 	if ev := in.Event; ev != nil {
 		if ev.Kind == schema.KindSyscall {
@@ -353,7 +379,41 @@ func (x *writer) Instance(in *walk.Instance) error {
 				}
 			}
 		}
-		if err := x.emit(ev); err != nil {
+		b.add(ev)
+	}
+	return nil
+}
+
+// pendingBlock is the BLOCK being gathered: kept instances that ran one
+// after another in the original's block seq, and their events.
+type pendingBlock struct {
+	thread schema.ThreadID
+	pc     uint64
+	count  uint32
+	seq    uint64 // the original's BLOCK
+	next   uint64 // the pc after the last instance
+	events []schema.Event
+}
+
+// add appends a copy of an event of the block's instances.
+func (b *pendingBlock) add(ev *schema.Event) {
+	e := *ev
+	e.Data = slices.Clone(ev.Data)
+	b.events = append(b.events, e)
+}
+
+// flushPending writes the pending BLOCK and its instances' events.
+func (x *writer) flushPending() error {
+	b := x.pend
+	if b == nil {
+		return nil
+	}
+	x.pend = nil
+	if err := x.write1(&schema.Event{Kind: schema.KindBlock, Thread: b.thread, PC: b.pc, Count: b.count}); err != nil {
+		return err
+	}
+	for k := range b.events {
+		if err := x.write1(&b.events[k]); err != nil {
 			return err
 		}
 	}
@@ -580,16 +640,12 @@ func (x *writer) Event(ev *schema.Event) error {
 	return x.emit(ev)
 }
 
-// emit writes one event, switching threads first when it belongs to
-// another, and the Instruction entry of its pc the first time.
+// emit writes one event after the pending block, and the Instruction
+// entry of its pc the first time.
 func (x *writer) emit(ev *schema.Event) error {
-	if x.started && ev.Thread != x.cur && ev.Kind != schema.KindThreadSwitch {
-		sw := schema.Event{Kind: schema.KindThreadSwitch, Thread: ev.Thread, TID: ev.Thread}
-		if err := x.out.Write(&sw); err != nil {
-			return err
-		}
+	if err := x.flushPending(); err != nil {
+		return err
 	}
-	x.started, x.cur = true, ev.Thread
 	if ev.Kind.HasPC() {
 		if err := x.name(ev.PC); err != nil {
 			return err
@@ -600,6 +656,19 @@ func (x *writer) emit(ev *schema.Event) error {
 			}
 		}
 	}
+	return x.write1(ev)
+}
+
+// write1 writes one event, switching threads first when it belongs to
+// another.
+func (x *writer) write1(ev *schema.Event) error {
+	if x.started && ev.Thread != x.cur && ev.Kind != schema.KindThreadSwitch {
+		sw := schema.Event{Kind: schema.KindThreadSwitch, Thread: ev.Thread, TID: ev.Thread}
+		if err := x.out.Write(&sw); err != nil {
+			return err
+		}
+	}
+	x.started, x.cur = true, ev.Thread
 	return x.out.Write(ev)
 }
 
