@@ -246,3 +246,66 @@ func TestSameSlice(t *testing.T) {
 		})
 	}
 }
+
+// TestExcludedRunDefines slices an execution slice from instances that it
+// keeps but that are not in the slice it was cut for (its calls and
+// returns): what they read from an excluded run has no instance, so their
+// slices stop there (Stats.Excluded counts it) and are part of the
+// original's slices of the same instances; and the slice it was cut for
+// never reaches an excluded run (TestSameSlice).
+func TestExcludedRunDefines(t *testing.T) {
+	path := testprog.Record(t, testprog.Build(t, "list"), "20")
+	seq := lastLoads(t, path, 1, 1)[0]
+	run := load(t, path, seq)
+	p, err := run.Resolve(slice.Criterion{Kind: slice.BySeq, Seq: seq})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A small slice, so that most calls and returns are not in it.
+	orig, err := slice.Slice(run, p, slice.Options{DataOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	xpath, _ := cut(t, path, orig, true)
+	xrun := load(t, xpath)
+	kept := execslice.Kept(orig, true)
+	member := make(map[uint32]bool, len(orig.Members))
+	for _, m := range orig.Members {
+		member[m] = true
+	}
+	reached, tried := 0, 0
+	for k := len(kept) - 1; k >= 0 && tried < 40; k-- {
+		if member[kept[k]] {
+			continue
+		}
+		tried++
+		i := kept[k]
+		red, err := slice.Slice(xrun, slice.Point{Label: "kept", Insts: []uint32{uint32(k)}, Last: int64(k)}, slice.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		full, err := slice.Slice(run, slice.Point{Label: "orig", Insts: []uint32{i}, Last: int64(i)}, slice.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		in := make(map[uint32]bool, len(full.Members))
+		for _, m := range full.Members {
+			in[m] = true
+		}
+		for _, m := range red.Members {
+			if !in[kept[m]] {
+				t.Fatalf("instance %d (the original's %d): the execution slice's slice holds the original's %d, which the original's slice does not", k, i, kept[m])
+			}
+		}
+		if red.Stats.Excluded > 0 {
+			reached++
+			if len(red.Members) >= len(full.Members) {
+				t.Errorf("instance %d: %d uses reached an excluded run, yet the slice has %d members of the original's %d", k, red.Stats.Excluded, len(red.Members), len(full.Members))
+			}
+		}
+	}
+	if tried == 0 || reached == 0 {
+		t.Fatalf("%d kept instances outside the slice tried, %d of their slices reached an excluded run", tried, reached)
+	}
+	t.Logf("%d kept instances outside the slice: %d slices reached an excluded run", tried, reached)
+}
