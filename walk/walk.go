@@ -21,6 +21,16 @@
 // have no instruction to belong to, go to Visitor.Event and are counted in
 // Stats.Outside, not Stats.Unplaced. REGION, MEMORY and REGISTERS events
 // go to Visitor.Event.
+//
+// # Execution slices
+//
+// In an execution slice (schema.IsExecutionSlice: a trace analyze slice
+// --reduced-trace wrote) every event of a thread after a BLOCK's own
+// events comes after the block's instructions ran: Walk visits the
+// pending block before any other event of the thread, places a SIGNAL
+// only on an instruction of the block, and gives each instance its
+// CONTROL event's count (Instance.Control). EXCLUDED, INJECT and CLOBBER
+// events go to Visitor.Event after the instances before them.
 package walk
 
 import (
