@@ -114,7 +114,10 @@ const (
 	// holding consecutive registers from Register number `num` on (8 bytes
 	// each for RAX..GS_BASE, 16 for XMM0..XMM15). Fields: count (the thread
 	// whose registers these are, which need not be the running one), num,
-	// size, value (the low 8 bytes), data (all bytes, when size > 8).
+	// size, value (the low 8 bytes), data (all bytes, when size > 8). In an
+	// execution slice, REGISTERS events also follow an EXCLUDED event: the
+	// values the excluded run left in registers it wrote, where the trace
+	// says them.
 	EventKind_REGISTERS EventKind = 17
 	// Kinds 20 to 23 appear only in an execution slice (analyze slice
 	// --reduced-trace; docs/slice.md): a trace that keeps a slice's
@@ -125,8 +128,9 @@ const (
 	// EXCLUDED: a run of the running thread's instruction instances that
 	// the execution slice left out ends here. Fields: pc (the run's first
 	// instruction), addr (its last instruction), count (instances left
-	// out), num (the registers the run wrote: bit n is Register n; their
-	// values are not carried).
+	// out), num (the registers the run wrote: bit n is Register n; the
+	// REGISTERS events after it give their values where the trace says
+	// them).
 	EventKind_EXCLUDED EventKind = 20
 	// INJECT: memory the excluded run before it (the latest EXCLUDED of the
 	// running thread) left changed, with the values it left: `size` bytes

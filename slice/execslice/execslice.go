@@ -3,8 +3,9 @@
 // instances and replaces each excluded run of a thread (a maximal run of
 // its instances not kept) with one record of the side effects it left: an
 // EXCLUDED event (the run's first and last instruction, how many instances
-// it had, the registers it wrote) followed by INJECT events (the memory it
-// left changed, with the values it left, from the trace's STORE values)
+// it had, the registers it wrote) followed by REGISTERS events (the values
+// it left in them, where the trace says them), INJECT events (the memory
+// it left changed, with the values it left, from the trace's STORE values)
 // and CLOBBER events (memory it changed whose values the trace does not
 // hold: a system call's output). It is the offline form of the slice
 // pinballs of Yan Wang's dissertation ("Dynamic Analysis Techniques for
@@ -46,6 +47,7 @@
 package execslice
 
 import (
+	"encoding/binary"
 	"fmt"
 	"io"
 	"math/bits"
@@ -86,8 +88,9 @@ type Stats struct {
 	// Runs are the excluded runs' records (EXCLUDED events).
 	Runs uint64
 	// Injected and Clobbered count the bytes of INJECT and CLOBBER
-	// events.
-	Injected, Clobbered uint64
+	// events, Registers the register values (REGISTERS events) the
+	// records carry.
+	Injected, Clobbered, Registers uint64
 	// Events and OrigEvents are the events of the execution slice and of
 	// the original.
 	Events, OrigEvents uint64
@@ -271,6 +274,107 @@ type thread struct {
 	kept   uint32 // kept instances so far
 	run    *openRun
 	parent int64 // the control-dependence parent the last CONTROL gave, -1: none
+	// regs are the general registers' values where the trace says them
+	// (known), by Register number.
+	regs  [numGPR]uint64
+	known uint32
+}
+
+// registers takes in a region's REGISTERS event: the thread's values.
+func (ts *thread) registers(ev *schema.Event) {
+	var buf [8]byte
+	data := ev.Data
+	if ev.Size <= 8 {
+		binary.LittleEndian.PutUint64(buf[:], ev.Value)
+		data = buf[:ev.Size]
+	}
+	for k := 0; k+8 <= len(data); k += 8 {
+		if r := ev.Num + uint64(k/8); r > 0 && r < numGPR {
+			ts.regs[r], ts.known = binary.LittleEndian.Uint64(data[k:]), ts.known|1<<r
+		}
+	}
+}
+
+// numGPR bounds the registers whose values are followed: RAX..R15 (1..16).
+const numGPR = 17
+
+// track follows the general registers' values through instance in, as
+// far as the trace says them: an access's base register holds its base
+// value; a call's argument registers their values and rsp its sp; a
+// return leaves rax and rsp, a system call rax; a plain 4- or 8-byte load
+// or constant into a register leaves that value (4 bytes zero-extended),
+// a register copy the source's. Any other write makes a register unknown.
+func (ts *thread) track(in *walk.Instance) {
+	set := func(r tracepb.Register, v uint64) {
+		if r > 0 && int(r) < numGPR {
+			ts.regs[r], ts.known = v, ts.known|1<<r
+		}
+	}
+	has := func(r tracepb.Register) bool { return r > 0 && int(r) < numGPR && ts.known&(1<<r) != 0 }
+	for k := range in.Acc {
+		if b := tracepb.Register(in.Acc[k].BaseReg); b != tracepb.Register_RIP {
+			set(b, in.Acc[k].Base)
+		}
+	}
+	info := &in.Static.Info
+	src, srcOK := uint64(0), false
+	if info.Flow == insn.FlowMove && !info.SrcMem && has(info.Src) {
+		src, srcOK = ts.regs[info.Src], true
+	}
+	ts.known &^= uint32(info.Defs)
+	if in.Fault != nil {
+		return // it did not complete
+	}
+	mask := func(w uint8, v uint64) (uint64, bool) {
+		switch w {
+		case 8:
+			return v, true
+		case 4:
+			return uint64(uint32(v)), true
+		}
+		return 0, false
+	}
+	if !info.DstMem && info.Dst > 0 && int(info.Dst) < numGPR {
+		switch info.Flow {
+		case insn.FlowConst:
+			if v, ok := mask(info.Width, uint64(info.Imm)); ok {
+				set(info.Dst, v)
+			}
+		case insn.FlowMove:
+			if info.SrcMem {
+				var loads []*walk.Access
+				for k := range in.Acc {
+					if !in.Acc[k].Write {
+						loads = append(loads, &in.Acc[k])
+					}
+				}
+				if len(loads) == 1 && loads[0].Size == uint32(info.Width) {
+					if v, ok := mask(info.Width, loads[0].Value); ok {
+						set(info.Dst, v)
+					}
+				}
+			} else if srcOK {
+				if v, ok := mask(info.Width, src); ok {
+					set(info.Dst, v)
+				}
+			}
+		}
+	}
+	if ev := in.Event; ev != nil {
+		switch ev.Kind {
+		case schema.KindCall:
+			for k, r := range []tracepb.Register{tracepb.Register_RDI, tracepb.Register_RSI, tracepb.Register_RDX,
+				tracepb.Register_RCX, tracepb.Register_R8, tracepb.Register_R9} {
+				set(r, ev.Args[k])
+			}
+			set(tracepb.Register_RSP, ev.SP)
+		case schema.KindReturn:
+			set(tracepb.Register_RAX, ev.Value)
+			set(tracepb.Register_RSP, ev.SP)
+		case schema.KindSyscall:
+			set(tracepb.Register_RAX, ev.Value)
+		}
+	}
 }
 
 // writer is the walk visitor that writes the execution slice.
@@ -325,6 +429,7 @@ func (x *writer) Instance(in *walk.Instance) error {
 	if int(i) >= len(x.tl) {
 		return fmt.Errorf("%s: the trace holds more instances than when it was sliced", x.tr.Name())
 	}
+	ts.track(in)
 	if !x.isKept(i) {
 		x.exclude(ts, in)
 		return nil
@@ -506,6 +611,17 @@ func (x *writer) flush(t schema.ThreadID, ts *thread) error {
 	if err := x.emit(&ev); err != nil {
 		return err
 	}
+	// The values the run left in the registers it wrote, where known.
+	for reg := tracepb.Register(1); int(reg) < numGPR; reg++ {
+		if r.regs&(1<<reg) == 0 || ts.known&(1<<reg) == 0 {
+			continue
+		}
+		rv := schema.Event{Kind: schema.KindRegisters, Thread: t, Count: uint32(t), Num: uint64(reg), Size: 8, Value: ts.regs[reg]}
+		if err := x.emit(&rv); err != nil {
+			return err
+		}
+		x.st.Registers++
+	}
 	// The bytes whose last writer is still this run, in address order,
 	// as ranges of known values (up to 64 bytes) and of unknown ones.
 	ws := sortedWords(r.words)
@@ -616,6 +732,11 @@ func (x *writer) Event(ev *schema.Event) error {
 			return err
 		}
 		x.outside = ev.Num == 2
+		for _, ts := range x.th {
+			ts.known = 0 // until the region's REGISTERS events
+		}
+	case schema.KindRegisters:
+		x.thread(schema.ThreadID(ev.Count)).registers(ev)
 	case schema.KindMemory:
 		x.write(ev.Addr, ev.Size, ev.Value, ev.Data, 0)
 	case schema.KindExit:

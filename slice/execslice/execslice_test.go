@@ -309,3 +309,103 @@ func TestExcludedRunDefines(t *testing.T) {
 	}
 	t.Logf("%d kept instances outside the slice: %d slices reached an excluded run", tried, reached)
 }
+
+// regCheck walks an execution slice and checks each register value an
+// excluded run's record gives against what the thread's next instance
+// shows of it: the base value of an access through it, a call's argument.
+type regCheck struct {
+	t       *testing.T
+	pending map[schema.ThreadID]map[tracepb.Register]uint64
+	inRec   map[schema.ThreadID]bool
+	checked int
+}
+
+func (c *regCheck) Event(ev *schema.Event) error {
+	switch ev.Kind {
+	case schema.KindExcluded:
+		c.inRec[ev.Thread] = true
+		c.pending[ev.Thread] = map[tracepb.Register]uint64{}
+	case schema.KindRegisters:
+		if c.inRec[ev.Thread] {
+			if ev.Size != 8 || schema.ThreadID(ev.Count) != ev.Thread {
+				c.t.Fatalf("event %d: a record's registers: %+v", ev.Seq, *ev)
+			}
+			c.pending[ev.Thread][tracepb.Register(ev.Num)] = ev.Value
+		}
+	case schema.KindInject, schema.KindClobber:
+	default:
+		c.inRec[ev.Thread] = false
+	}
+	return nil
+}
+
+func (c *regCheck) Instance(in *walk.Instance) error {
+	c.inRec[in.Thread] = false
+	p := c.pending[in.Thread]
+	if len(p) == 0 {
+		return nil
+	}
+	delete(c.pending, in.Thread)
+	for _, a := range in.Acc {
+		if v, ok := p[tracepb.Register(a.BaseReg)]; ok {
+			c.checked++
+			if v != a.Base {
+				c.t.Errorf("instance %d: the record before it says %s = %#x, its access's base is %#x", in.N, a.BaseReg, v, a.Base)
+			}
+		}
+	}
+	if ev := in.Event; ev != nil && ev.Kind == schema.KindCall {
+		for k, r := range []tracepb.Register{tracepb.Register_RDI, tracepb.Register_RSI, tracepb.Register_RDX,
+			tracepb.Register_RCX, tracepb.Register_R8, tracepb.Register_R9} {
+			if v, ok := p[r]; ok && !in.Static.Info.Defs.Has(r) {
+				c.checked++
+				if v != ev.Args[k] {
+					c.t.Errorf("instance %d: the record before it says %s = %#x, the call's argument is %#x", in.N, r, v, ev.Args[k])
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// TestRecordRegisters checks the register values of excluded runs'
+// records against the next instances of their threads.
+func TestRecordRegisters(t *testing.T) {
+	for _, c := range []struct {
+		prog   string
+		args   []string
+		record []string
+	}{
+		{"list", []string{"20"}, nil},
+		{"threads", []string{"40"}, nil},
+		{"tree", []string{"60"}, []string{"--from", "tree_insert#20", "--to", "tree_lookup"}},
+	} {
+		t.Run(c.prog, func(t *testing.T) {
+			path, _, _ := testprog.RecordWith(t, c.record, testprog.Build(t, c.prog), c.args...)
+			seq := lastLoads(t, path, 1, 1)[0]
+			run := load(t, path, seq)
+			p, err := run.Resolve(slice.Criterion{Kind: slice.BySeq, Seq: seq})
+			if err != nil {
+				t.Fatal(err)
+			}
+			orig, err := slice.Slice(run, p, slice.Options{DataOnly: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			xpath, st := cut(t, path, orig, false)
+			tr, err := schema.Open(xpath)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer tr.Close()
+			rc := &regCheck{t: t, pending: map[schema.ThreadID]map[tracepb.Register]uint64{}, inRec: map[schema.ThreadID]bool{}}
+			if _, err := walk.Walk(tr, rc, walk.Options{}); err != nil {
+				t.Fatal(err)
+			}
+			if st.Registers == 0 || rc.checked == 0 {
+				t.Fatalf("%d register values in %d records, %d checked", st.Registers, st.Runs, rc.checked)
+			}
+			t.Logf("%d register values in %d records, %d checked", st.Registers, st.Runs, rc.checked)
+		})
+	}
+}
