@@ -220,7 +220,8 @@ func TestSameSlice(t *testing.T) {
 		args   []string
 		record []string // record's flags (a region)
 		thread schema.ThreadID
-		reg    bool // narrow the criterion to rax
+		reg    bool   // narrow the criterion to rax
+		line   string // a FILE:LINE criterion besides the last loads
 	}{
 		{name: "list", prog: "list", args: []string{"20"}, thread: 1},
 		{name: "list-reg", prog: "list", args: []string{"20"}, thread: 1, reg: true},
@@ -229,11 +230,22 @@ func TestSameSlice(t *testing.T) {
 		{name: "threads-worker", prog: "threads", args: []string{"40"}, thread: 2},
 		{name: "threads-preempt", prog: "threads", args: []string{"40"}, record: []string{"--preempt", "4", "--sched-seed", "7"}, thread: 2},
 		{name: "list-region", prog: "list", args: []string{"20"}, record: []string{"--from", "list_append#5", "--to", "list_free"}, thread: 1},
+		{name: "threads-region", prog: "threads", args: []string{"40"}, record: []string{"--from", "threads.c:40#20"}, thread: 2},
+		{name: "threads-region-preempt", prog: "threads", args: []string{"40"}, record: []string{"--from", "threads.c:40#20", "--preempt", "3", "--sched-seed", "5"}, thread: 3, line: "threads.c:40"},
 		{name: "tree-region", prog: "tree", args: []string{"60"}, record: []string{"--from", "tree_insert#20", "--to", "tree_lookup"}, thread: 1},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			bin := testprog.Build(t, c.prog)
 			path, _, _ := testprog.RecordWith(t, c.record, bin, c.args...)
+			if c.line != "" {
+				t.Run(c.line, func(t *testing.T) {
+					crit, err := slice.ParseCriterion(c.line)
+					if err != nil {
+						t.Fatal(err)
+					}
+					checkCut(t, path, crit, slice.Options{})
+				})
+			}
 			for k, seq := range lastLoads(t, path, c.thread, 2) {
 				t.Run(fmt.Sprintf("load-%d", k+1), func(t *testing.T) {
 					crit := slice.Criterion{Kind: slice.BySeq, Seq: seq}
