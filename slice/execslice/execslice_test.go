@@ -211,8 +211,8 @@ func checkCut(t *testing.T, path string, crit slice.Criterion, opt slice.Options
 
 // TestSameSlice records programs (single- and multithreaded, whole and
 // a recorded region), slices them, writes the execution slices and
-// slices those from the same criterion: the same members, at the same
-// pcs, with the same dependences.
+// slices those from the same criterion (the thread's last memory read, a
+// line): the same members, at the same pcs, with the same dependences.
 func TestSameSlice(t *testing.T) {
 	for _, c := range []struct {
 		name   string
@@ -246,7 +246,7 @@ func TestSameSlice(t *testing.T) {
 					checkCut(t, path, crit, slice.Options{})
 				})
 			}
-			for k, seq := range lastLoads(t, path, c.thread, 2) {
+			for k, seq := range lastLoads(t, path, c.thread, 1) {
 				t.Run(fmt.Sprintf("load-%d", k+1), func(t *testing.T) {
 					crit := slice.Criterion{Kind: slice.BySeq, Seq: seq}
 					if c.reg {
