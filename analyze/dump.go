@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"strconv"
@@ -305,6 +306,21 @@ func (d *dumper) appendJSON(b []byte, ev *schema.Event, t *schema.Tables) []byte
 			b = appendHexBytes(b, ev.Data)
 			b = append(b, '"')
 		}
+	case schema.KindSyscallPath:
+		b = append(b, `,"name":`...)
+		b = appendJSONString(b, ev.Name)
+	case schema.KindInput:
+		b = jsonHex(b, "addr", ev.Addr)
+		b = jsonUint(b, "size", uint64(ev.Size))
+		b = jsonUint(b, "num", ev.Num)
+		if ev.Num == schema.InputRecorded {
+			b = jsonHex(b, "value", ev.Value)
+			if ev.Size > 8 {
+				b = append(b, `,"data":"`...)
+				b = appendHexBytes(b, ev.Data)
+				b = append(b, '"')
+			}
+		}
 	}
 	return append(b, "}\n"...)
 }
@@ -504,6 +520,17 @@ func (d *dumper) appendText(b []byte, ev *schema.Event, t *schema.Tables) []byte
 			b = append(b, " data="...)
 			b = appendHexBytes(b, ev.Data)
 		}
+	case schema.KindSyscallPath:
+		b = append(b, " name="...)
+		b = strconv.AppendQuote(b, ev.Name)
+	case schema.KindInput:
+		b = fmt.Appendf(b, " addr=%#x size=%d num=%d", ev.Addr, ev.Size, ev.Num)
+		if ev.Num == schema.InputRecorded {
+			b = append(b, " data="...)
+			b = appendInputText(b, ev)
+		} else {
+			b = append(b, " (bytes not recorded)"...)
+		}
 	}
 	if ev.Kind.HasPC() {
 		if l := d.loc(t, ev.PC); l != "" {
@@ -528,6 +555,26 @@ func textArgs(b []byte, ev *schema.Event) []byte {
 			b = append(b, ',')
 		}
 		b = fmt.Appendf(b, "%#x", a)
+	}
+	return b
+}
+
+// inputTextBytes is how many bytes of an INPUT event the text dump shows.
+const inputTextBytes = 48
+
+// appendInputText appends the start of an INPUT event's bytes as a quoted
+// Go string, with the number of bytes left out when there are more.
+func appendInputText(b []byte, ev *schema.Event) []byte {
+	data := ev.Data
+	if ev.Size <= 8 {
+		var w [8]byte
+		binary.LittleEndian.PutUint64(w[:], ev.Value)
+		data = w[:ev.Size]
+	}
+	shown := data[:min(len(data), inputTextBytes)]
+	b = strconv.AppendQuote(b, string(shown))
+	if len(data) > len(shown) {
+		b = fmt.Appendf(b, " (+%d bytes)", len(data)-len(shown))
 	}
 	return b
 }

@@ -87,6 +87,16 @@ func wantJSON(ev *schema.Event, locs map[uint64]string) map[string]any {
 		if ev.Size > 8 {
 			m["data"] = fmt.Sprintf("%x", ev.Data)
 		}
+	case schema.KindSyscallPath:
+		m["name"] = ev.Name
+	case schema.KindInput:
+		m["addr"], m["size"], m["num"] = h(ev.Addr), float64(ev.Size), float64(ev.Num)
+		if ev.Num == schema.InputRecorded {
+			m["value"] = h(ev.Value)
+			if ev.Size > 8 {
+				m["data"] = fmt.Sprintf("%x", ev.Data)
+			}
+		}
 	}
 	return m
 }

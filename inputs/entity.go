@@ -92,4 +92,13 @@ type Entities struct {
 	Ranges []Range `json:"ranges"`
 	// Total is the number of entities.
 	Total uint64 `json:"total"`
+	// Unrecorded is the number of entities whose bytes the trace does not
+	// hold (Range.Data nil): mmap'd files, and reads past the recorder's
+	// cap on input bytes or in a trace recorded before INPUT events.
+	Unrecorded uint64 `json:"unrecorded,omitempty"`
+	// Unplaced counts the system calls that brought bytes in but whose
+	// buffers the trace does not say (readv, preadv, preadv2 and recvmsg
+	// in a trace recorded before INPUT events): their bytes are not
+	// entities.
+	Unplaced uint64 `json:"unplaced,omitempty"`
 }

@@ -12,6 +12,14 @@ import (
 // (an AVX-512 register).
 const MaxAccessSize = 64
 
+// MaxInputSize is the largest INPUT event, in bytes: a system call's
+// buffer takes one INPUT event per 64 KiB.
+const MaxInputSize = 1 << 16
+
+// InputRecorded is an INPUT event's Num when the event holds the bytes
+// (Value, Data); an INPUT event with Num 0 says only where they landed.
+const InputRecorded = 1
+
 // maxReg is the largest register number (tracepb.Register).
 const maxReg = 63
 
@@ -94,11 +102,22 @@ func checkEvent(ev *Event, current ThreadID) error {
 		return fmt.Errorf("invalid event kind %d", ev.Kind)
 	}
 	f := kindFields[ev.Kind]
-	if f&fSize != 0 && (ev.Size-1 >= MaxAccessSize || ev.Size > 8 && len(ev.Data) != int(ev.Size)) {
-		if ev.Size == 0 || ev.Size > MaxAccessSize {
-			return fmt.Errorf("%s of %d bytes: size must be 1..%d", ev.Kind, ev.Size, MaxAccessSize)
+	if f&fSize != 0 {
+		limit := maxSize(ev.Kind)
+		want := 0
+		if hasData(ev.Kind, ev.Size, ev.Num) {
+			want = int(ev.Size)
 		}
-		return fmt.Errorf("%s of %d bytes carries %d data bytes", ev.Kind, ev.Size, len(ev.Data))
+		switch {
+		case ev.Size == 0 || uint64(ev.Size) > limit:
+			return fmt.Errorf("%s of %d bytes: size must be 1..%d", ev.Kind, ev.Size, limit)
+		case ev.Kind == KindInput && ev.Num > InputRecorded:
+			return fmt.Errorf("input with num %d, want 0 or 1", ev.Num)
+		case ev.Kind == KindInput && ev.Num == 0 && (ev.Value != 0 || len(ev.Data) != 0):
+			return fmt.Errorf("input of %d bytes without recorded bytes carries a value", ev.Size)
+		case ev.Size > 8 && len(ev.Data) != want:
+			return fmt.Errorf("%s of %d bytes carries %d data bytes", ev.Kind, ev.Size, len(ev.Data))
+		}
 	}
 	if ev.BaseReg > maxReg || ev.Reg > maxReg {
 		return fmt.Errorf("%s: register number out of range", ev.Kind)
@@ -202,8 +221,8 @@ func (e *batchEncoder) add(ev *Event) {
 		e.prevAddr[ch] = ev.Addr
 	}
 	if f&fSize != 0 {
-		c[fieldSize] = append(c[fieldSize], byte(ev.Size)) // 1..64: a one-byte varint
-		if ev.Size > 8 {
+		c[fieldSize] = binary.AppendUvarint(c[fieldSize], uint64(ev.Size))
+		if hasData(ev.Kind, ev.Size, ev.Num) {
 			c[fieldData] = append(c[fieldData], ev.Data...)
 		}
 	}
@@ -447,15 +466,26 @@ func (d *batchDecoder) next(ev *Event) error {
 		d.prevAddr[ch] += v
 		ev.Addr = d.prevAddr[ch]
 	}
+	numDone := false
 	if f&fSize != 0 {
 		if v, ok = c[fieldSize].uvarint(); !ok {
 			return d.bad(fieldSize)
 		}
-		if v == 0 || v > MaxAccessSize {
-			return fmt.Errorf("event %d: %s of %d bytes, want 1..%d", d.seq, k, v, MaxAccessSize)
+		if limit := maxSize(k); v == 0 || v > limit {
+			return fmt.Errorf("event %d: %s of %d bytes, want 1..%d", d.seq, k, v, limit)
 		}
 		ev.Size = uint32(v)
-		if v > 8 {
+		if k == KindInput {
+			// Whether an INPUT has data depends on its num.
+			if ev.Num, ok = c[fieldNum].uvarint(); !ok {
+				return d.bad(fieldNum)
+			}
+			if ev.Num > InputRecorded {
+				return fmt.Errorf("event %d: input with num %d, want 0 or 1", d.seq, ev.Num)
+			}
+			numDone = true
+		}
+		if hasData(k, ev.Size, ev.Num) {
 			dc := &c[fieldData]
 			end := dc.i + int(v)
 			if end > len(dc.b) {
@@ -499,7 +529,7 @@ func (d *batchDecoder) next(ev *Event) error {
 		d.prevSP += v
 		ev.SP = d.prevSP
 	}
-	if f&fNum != 0 {
+	if f&fNum != 0 && !numDone {
 		if ev.Num, ok = c[fieldNum].uvarint(); !ok {
 			return d.bad(fieldNum)
 		}

@@ -28,6 +28,8 @@ const (
 	KindRegion        = Kind(tracepb.EventKind_REGION)
 	KindMemory        = Kind(tracepb.EventKind_MEMORY)
 	KindRegisters     = Kind(tracepb.EventKind_REGISTERS)
+	KindSyscallPath   = Kind(tracepb.EventKind_SYSCALL_PATH)
+	KindInput         = Kind(tracepb.EventKind_INPUT)
 
 	// The kinds of an execution slice (slice/execslice).
 	KindExcluded = Kind(tracepb.EventKind_EXCLUDED)
@@ -58,6 +60,8 @@ var kindNames = [NumKinds]string{
 	KindRegion:        "region",
 	KindMemory:        "memory",
 	KindRegisters:     "registers",
+	KindSyscallPath:   "syscall-path",
+	KindInput:         "input",
 	KindExcluded:      "excluded",
 	KindInject:        "inject",
 	KindClobber:       "clobber",
@@ -137,18 +141,18 @@ type Event struct {
 
 	PC      uint64          // instruction address
 	Addr    uint64          // access address, derivation result, call target, return address, fault address
-	Size    uint32          // access size in bytes (LOAD, STORE)
+	Size    uint32          // size in bytes (LOAD, STORE, MEMORY, REGISTERS, INPUT)
 	Value   uint64          // value (low 8 bytes), return value, syscall result, exit code
-	Data    []byte          // all bytes of a LOAD/STORE wider than 8 bytes
+	Data    []byte          // all bytes of a LOAD/STORE/MEMORY/REGISTERS/INPUT wider than 8 bytes
 	BaseReg Reg             // base register of the address (LOAD, STORE) or source (DERIVE)
 	Base    uint64          // value of BaseReg
 	Reg     Reg             // destination register (DERIVE)
 	Count   uint32          // instructions (BLOCK), si_code (SIGNAL)
 	SP      uint64          // stack pointer (CALL, RETURN)
-	Num     uint64          // syscall number, signal number, client request code, terminating signal (EXIT)
+	Num     uint64          // syscall number, signal number, client request code, terminating signal (EXIT), 1 when an INPUT's bytes are recorded
 	Args    [NumArgs]uint64 // call, syscall and client request arguments
 	TID     ThreadID        // new thread (THREAD_CREATE), next thread (THREAD_SWITCH)
-	Name    string          // C-point type or marker name (CLIENT_REQUEST)
+	Name    string          // C-point type or marker name (CLIENT_REQUEST), path (SYSCALL_PATH)
 }
 
 // Reset sets every field of e to its zero value, keeping Data's storage.
@@ -202,10 +206,27 @@ var kindFields = [NumKinds]uint16{
 	KindRegion:        fNum | fCount,
 	KindMemory:        fAddr | fSize | fValue,
 	KindRegisters:     fNum | fCount | fSize | fValue,
+	KindSyscallPath:   fName,
+	KindInput:         fAddr | fSize | fValue | fNum,
 	KindExcluded:      fPC | fAddr | fCount | fNum,
 	KindInject:        fAddr | fSize | fValue,
 	KindClobber:       fAddr | fCount,
 	KindControl:       fPC | fCount,
+}
+
+// maxSize returns the largest size an event of kind k may have (k uses
+// fSize).
+func maxSize(k Kind) uint64 {
+	if k == KindInput {
+		return MaxInputSize
+	}
+	return MaxAccessSize
+}
+
+// hasData reports whether an event of kind k, size and num carries its
+// bytes in the data column (k uses fSize).
+func hasData(k Kind, size uint32, num uint64) bool {
+	return size > 8 && (k != KindInput || num == InputRecorded)
 }
 
 // HasPC reports whether events of kind k carry a program counter.

@@ -311,6 +311,20 @@ func kindEvents(k schema.Kind) []schema.Event {
 			}
 		case schema.KindRegisters:
 			ev.Num, ev.Count, ev.Size, ev.Value = 1, 1, 8, 0x7ffc_0000_1000
+		case schema.KindSyscallPath:
+			ev.Name = []string{"/etc/ld.so.cache", "input.txt", "/etc/ld.so.cache"}[i]
+		case schema.KindInput:
+			ev.Addr, ev.Size, ev.Num = 0x7ffc_0000_2000+100*i, 5+7*uint32(i), schema.InputRecorded
+			data := []byte("hello, world! 0123456")[:ev.Size]
+			var w [8]byte
+			copy(w[:], data)
+			ev.Value = binary.LittleEndian.Uint64(w[:])
+			if ev.Size > 8 {
+				ev.Data = data
+			}
+			if i == 2 {
+				ev.Num, ev.Value, ev.Data = 0, 0, nil
+			}
 		case schema.KindExcluded:
 			ev.PC, ev.Addr, ev.Count, ev.Num = 0x40_1020, 0x40_1040+i, uint32(10+i), 0x3f
 		case schema.KindInject:

@@ -100,7 +100,7 @@ func TestWireCompatible(t *testing.T) {
 				wantPC++
 			}
 			switch ev.Kind {
-			case schema.KindMemory, schema.KindRegisters, schema.KindInject:
+			case schema.KindMemory, schema.KindRegisters, schema.KindInput, schema.KindInject:
 				wantSize++
 				sizes = append(sizes, uint64(ev.Size))
 			case schema.KindLoad, schema.KindStore:
@@ -157,6 +157,12 @@ func TestWriterRejects(t *testing.T) {
 		{"too wide", schema.Event{Kind: schema.KindStore, Thread: 1, Size: 65}, "size must be 1..64"},
 		{"wide without data", schema.Event{Kind: schema.KindStore, Thread: 1, Size: 16}, "carries 0 data bytes"},
 		{"bad register", schema.Event{Kind: schema.KindDerive, Thread: 1, Reg: 64}, "register number out of range"},
+		{"input too large", schema.Event{Kind: schema.KindInput, Thread: 1, Size: schema.MaxInputSize + 1}, "size must be 1..65536"},
+		{"input of nothing", schema.Event{Kind: schema.KindInput, Thread: 1}, "size must be 1..65536"},
+		{"input with a bad num", schema.Event{Kind: schema.KindInput, Thread: 1, Size: 1, Num: 2}, "want 0 or 1"},
+		{"unrecorded input with a value", schema.Event{Kind: schema.KindInput, Thread: 1, Size: 1, Value: 7}, "carries a value"},
+		{"unrecorded input with data", schema.Event{Kind: schema.KindInput, Thread: 1, Size: 9, Data: make([]byte, 9)}, "carries a value"},
+		{"recorded input without data", schema.Event{Kind: schema.KindInput, Thread: 1, Size: 9, Num: 1}, "carries 0 data bytes"},
 		{"switch without tid", schema.Event{Kind: schema.KindThreadSwitch}, "without a thread id"},
 		{"no thread", schema.Event{Kind: schema.KindBlock, PC: 1, Count: 1}, "without a thread"},
 		{"wrong thread", schema.Event{Kind: schema.KindBlock, Thread: 2, PC: 1, Count: 1}, "while thread 1 runs"},

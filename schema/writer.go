@@ -192,6 +192,12 @@ func (w *Writer) Write(ev *Event) error {
 		return fmt.Errorf("event %d: %w", w.seq, err)
 	}
 	w.batch.add(ev)
+	if ev.Kind == KindInput && w.batch.rawBytes() >= maxBatchRaw {
+		// INPUT events are up to 64 KiB each: do not wait for the
+		// check every 1024 events.
+		w.seq++
+		return w.Flush()
+	}
 	return w.added()
 }
 

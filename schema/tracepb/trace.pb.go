@@ -119,6 +119,19 @@ const (
 	// values the excluded run left in registers it wrote, where the trace
 	// says them.
 	EventKind_REGISTERS EventKind = 17
+	// The path a system call named (open, openat, creat, openat2): it
+	// follows the call's SYSCALL event on the same thread. Fields: name (the
+	// path's bytes as the program passed them, at most 4096).
+	EventKind_SYSCALL_PATH EventKind = 18
+	// Bytes a system call wrote into the program's memory (read, pread64,
+	// readv, preadv, preadv2, recvfrom, recvmsg): `size` bytes (1..65536) at
+	// addr. The INPUT events of a call follow its SYSCALL event (and
+	// SYSCALL_PATH) on the same thread, in buffer order; a larger buffer
+	// takes several. Fields: addr, size, num (1: the bytes are recorded in
+	// value and data; 0: they are not, the recorder's cap on input bytes was
+	// reached), value (the low 8 bytes, 0 when num is 0), data (all bytes,
+	// when num is 1 and size > 8).
+	EventKind_INPUT EventKind = 19
 	// Kinds 20 to 23 appear only in an execution slice (analyze slice
 	// --reduced-trace; docs/slice.md): a trace that keeps a slice's
 	// instruction instances and replaces each excluded run of a thread's
@@ -171,6 +184,8 @@ var (
 		15: "REGION",
 		16: "MEMORY",
 		17: "REGISTERS",
+		18: "SYSCALL_PATH",
+		19: "INPUT",
 		20: "EXCLUDED",
 		21: "INJECT",
 		22: "CLOBBER",
@@ -195,6 +210,8 @@ var (
 		"REGION":                 15,
 		"MEMORY":                 16,
 		"REGISTERS":              17,
+		"SYSCALL_PATH":           18,
+		"INPUT":                  19,
 		"EXCLUDED":               20,
 		"INJECT":                 21,
 		"CLOBBER":                22,
@@ -743,13 +760,15 @@ type EventBatch struct {
 	// Addresses: access address, derivation result, call target, return
 	// address, fault address (sint64, delta per address chain).
 	Addr []byte `protobuf:"bytes,5,opt,name=addr,proto3" json:"addr,omitempty"`
-	// Access sizes in bytes (uint32; LOAD, STORE).
+	// Sizes in bytes (uint32; LOAD, STORE, MEMORY, REGISTERS: 1..64; INPUT:
+	// 1..65536).
 	Size []byte `protobuf:"bytes,6,opt,name=size,proto3" json:"size,omitempty"`
 	// Values (uint64; LOAD, STORE: low 8 bytes; RETURN: rax; SYSCALL:
 	// result; EXIT: exit code).
 	Value []byte `protobuf:"bytes,7,opt,name=value,proto3" json:"value,omitempty"`
-	// The full bytes of LOAD/STORE accesses wider than 8 bytes, concatenated
-	// in event order; each takes `size` bytes. Raw bytes, not varints.
+	// The full bytes of LOAD/STORE accesses (and MEMORY, REGISTERS, INPUT
+	// events with recorded bytes) wider than 8 bytes, concatenated in event
+	// order; each takes `size` bytes. Raw bytes, not varints.
 	Data []byte `protobuf:"bytes,8,opt,name=data,proto3" json:"data,omitempty"`
 	// Base register (uint32, a Register value, 0 = none) of LOAD, STORE and
 	// DERIVE.
@@ -764,14 +783,15 @@ type EventBatch struct {
 	// Stack pointers of CALL and RETURN (sint64, delta).
 	Sp []byte `protobuf:"bytes,13,opt,name=sp,proto3" json:"sp,omitempty"`
 	// SYSCALL: number; SIGNAL: signal number; CLIENT_REQUEST: ClientRequest;
-	// EXIT: terminating signal, 0 when the process exited (uint64).
+	// EXIT: terminating signal, 0 when the process exited; INPUT: 1 when
+	// its bytes are recorded (uint64).
 	Num []byte `protobuf:"bytes,14,opt,name=num,proto3" json:"num,omitempty"`
 	// Six arguments per CALL, SYSCALL and CLIENT_REQUEST (uint64).
 	Args []byte `protobuf:"bytes,15,opt,name=args,proto3" json:"args,omitempty"`
 	// THREAD_CREATE: the new thread; THREAD_SWITCH: the thread that runs next
 	// (uint32).
 	Tid []byte `protobuf:"bytes,16,opt,name=tid,proto3" json:"tid,omitempty"`
-	// CLIENT_REQUEST: index into strings (uint32).
+	// CLIENT_REQUEST, SYSCALL_PATH: index into strings (uint32).
 	Name []byte `protobuf:"bytes,17,opt,name=name,proto3" json:"name,omitempty"`
 	// Strings used by this batch's events.
 	Strings       []string `protobuf:"bytes,18,rep,name=strings,proto3" json:"strings,omitempty"`
@@ -2029,7 +2049,7 @@ const file_trace_proto_rawDesc = "" +
 	"\x04code\x18\x02 \x01(\x05R\x04code\x12\x16\n" +
 	"\x06signal\x18\x03 \x01(\rR\x06signal\x12\x1f\n" +
 	"\vcore_dumped\x18\x04 \x01(\bR\n" +
-	"coreDumped*\xbd\x02\n" +
+	"coreDumped*\xda\x02\n" +
 	"\tEventKind\x12\x1a\n" +
 	"\x16EVENT_KIND_UNSPECIFIED\x10\x00\x12\t\n" +
 	"\x05BLOCK\x10\x01\x12\b\n" +
@@ -2054,7 +2074,9 @@ const file_trace_proto_rawDesc = "" +
 	"\x06REGION\x10\x0f\x12\n" +
 	"\n" +
 	"\x06MEMORY\x10\x10\x12\r\n" +
-	"\tREGISTERS\x10\x11\x12\f\n" +
+	"\tREGISTERS\x10\x11\x12\x10\n" +
+	"\fSYSCALL_PATH\x10\x12\x12\t\n" +
+	"\x05INPUT\x10\x13\x12\f\n" +
 	"\bEXCLUDED\x10\x14\x12\n" +
 	"\n" +
 	"\x06INJECT\x10\x15\x12\v\n" +

@@ -119,6 +119,20 @@ func fill(rng *rand.Rand, ev *schema.Event, names []string) {
 		ev.Count = uint32(1 + rng.IntN(4))
 		ev.Num = uint64(1 + rng.IntN(20))
 		randBytes(rng, ev, []uint32{8, 64, 32, 16})
+	case schema.KindSyscallPath:
+		ev.Name = []string{"/etc/passwd", "input.txt", "", "/tmp/ünïcode file"}[rng.IntN(4)]
+	case schema.KindInput:
+		ev.Addr = randValue(rng)
+		if rng.IntN(4) == 0 {
+			ev.Size = uint32(1 + rng.IntN(schema.MaxInputSize)) // bytes not recorded
+			break
+		}
+		ev.Num = schema.InputRecorded
+		sizes := []uint32{1, 5, 8, 9, 100, 4096}
+		if rng.IntN(40) == 0 {
+			sizes = []uint32{schema.MaxInputSize} // the largest, now and then
+		}
+		randBytes(rng, ev, sizes)
 	case schema.KindExcluded:
 		ev.PC, ev.Addr, ev.Count, ev.Num = pc(), pc(), uint32(1+rng.IntN(1000)), rng.Uint64()
 	case schema.KindInject:

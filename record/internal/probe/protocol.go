@@ -7,7 +7,7 @@
 package probe
 
 // ProtocolVersion is the version of the raw stream this package reads.
-const ProtocolVersion = 4
+const ProtocolVersion = 5
 
 // Record types (MGT_REC_*).
 const (
@@ -31,6 +31,8 @@ const (
 	recXCall        = 20
 	recXRet         = 21
 	recStopped      = 22
+	recSysPath      = 23
+	recInput        = 24
 	recAlter        = 15
 )
 
