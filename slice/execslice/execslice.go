@@ -278,6 +278,10 @@ type thread struct {
 	// (known), by Register number.
 	regs  [numGPR]uint64
 	known uint32
+	// after are the SYSCALL_PATH and INPUT events that follow the
+	// thread's pending system call's SYSCALL event: the walk hands them
+	// over before the instance.
+	after []schema.Event
 }
 
 // registers takes in a region's REGISTERS event: the thread's values.
@@ -430,8 +434,24 @@ func (x *writer) Instance(in *walk.Instance) error {
 		return fmt.Errorf("%s: the trace holds more instances than when it was sliced", x.tr.Name())
 	}
 	ts.track(in)
+	after := ts.after
+	ts.after = nil
+	if len(after) > 0 && (in.Event == nil || in.Event.Kind != schema.KindSyscall) {
+		// Not the system call's: written where they came.
+		for k := range after {
+			if err := x.emit(&after[k]); err != nil {
+				return err
+			}
+		}
+		after = nil
+	}
 	if !x.isKept(i) {
 		x.exclude(ts, in)
+		for k := range after {
+			if ev := &after[k]; ev.Kind == schema.KindInput {
+				x.input(ev, ts.run)
+			}
+		}
 		return nil
 	}
 	if err := x.flush(in.Thread, ts); err != nil {
@@ -485,8 +505,29 @@ func (x *writer) Instance(in *walk.Instance) error {
 			}
 		}
 		b.add(ev)
+		for k := range after {
+			if after[k].Kind == schema.KindInput {
+				x.input(&after[k], nil)
+			}
+			b.add(&after[k])
+		}
 	}
 	return nil
+}
+
+// input takes in the bytes an INPUT event says a system call wrote: the
+// values when the trace holds them, by run r (nil: an instance kept).
+func (x *writer) input(ev *schema.Event, r *openRun) {
+	owner := uint32(0)
+	if r != nil {
+		owner = r.id
+		r.mark(ev.Addr, uint64(ev.Size))
+	}
+	if ev.Num != schema.InputRecorded {
+		x.clobber(ev.Addr, uint64(ev.Size), owner)
+		return
+	}
+	x.write(ev.Addr, ev.Size, ev.Value, ev.Data, owner)
 }
 
 // pendingBlock is the BLOCK being gathered: kept instances that ran one
@@ -749,6 +790,16 @@ func (x *writer) Event(ev *schema.Event) error {
 	case schema.KindCall, schema.KindReturn, schema.KindSyscall:
 		if !x.outside {
 			return nil // matched no instance: left out, as the walk leaves it out
+		}
+	case schema.KindSyscallPath, schema.KindInput:
+		if !x.outside {
+			// They follow the thread's pending system call, which the
+			// walk hands over next.
+			ts := x.thread(ev.Thread)
+			e := *ev
+			e.Data = slices.Clone(ev.Data)
+			ts.after = append(ts.after, e)
+			return nil
 		}
 	case schema.KindExcluded, schema.KindInject, schema.KindClobber, schema.KindControl:
 		return fmt.Errorf("%s: event %d: %s in a trace that is not an execution slice", x.tr.Name(), ev.Seq, ev.Kind)

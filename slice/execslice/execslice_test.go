@@ -5,8 +5,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 
+	"github.com/mgtrace/mgtrace/inputs"
 	"github.com/mgtrace/mgtrace/internal/testprog"
 	"github.com/mgtrace/mgtrace/schema"
 	"github.com/mgtrace/mgtrace/schema/tracepb"
@@ -419,5 +421,69 @@ func TestRecordRegisters(t *testing.T) {
 			}
 			t.Logf("%d register values in %d records, %d checked", st.Registers, st.Runs, rc.checked)
 		})
+	}
+}
+
+// readEntities returns a trace's input entities (package inputs), with
+// the event numbers left out.
+func readEntities(t *testing.T, path string) *inputs.Entities {
+	t.Helper()
+	tr, err := schema.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	e, err := inputs.Read(tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range e.Ranges {
+		e.Ranges[i].Seq = 0
+	}
+	return e
+}
+
+// TestInputEntities records a program reading a file: its execution slice
+// keeps every system call with its SYSCALL_PATH and INPUT events, so it
+// has the original's input entities, byte for byte; without the skeleton,
+// a read left out leaves its bytes as memory its record injects.
+func TestInputEntities(t *testing.T) {
+	data := make([]byte, 70000)
+	for i := range data {
+		data[i] = byte(i*7 + i>>8)
+	}
+	file := filepath.Join(t.TempDir(), "in.dat")
+	if err := os.WriteFile(file, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	path := testprog.Record(t, testprog.Build(t, "inputs/readfile"), file)
+	want := readEntities(t, path)
+	if want.Total < uint64(len(data)) {
+		t.Fatalf("the original has %d input entities, want at least %d", want.Total, len(data))
+	}
+	seq := lastLoads(t, path, 1, 1)[0]
+	run := load(t, path, seq)
+	p, err := run.Resolve(slice.Criterion{Kind: slice.BySeq, Seq: seq})
+	if err != nil {
+		t.Fatal(err)
+	}
+	orig, err := slice.Slice(run, p, slice.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	xpath, _ := cut(t, path, orig, true)
+	if ws := walkStats(t, xpath); ws.Unplaced != 0 {
+		t.Fatalf("%d unplaced events", ws.Unplaced)
+	}
+	got := readEntities(t, xpath)
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("the execution slice's input entities:\n%+v\nthe original's:\n%+v", got, want)
+	}
+	xpath, st := cut(t, path, orig, false)
+	if ws := walkStats(t, xpath); ws.Unplaced != 0 {
+		t.Fatalf("without the skeleton: %d unplaced events", ws.Unplaced)
+	}
+	if st.Injected < uint64(len(data))/2 {
+		t.Errorf("without the skeleton the records inject %d bytes, want the reads' %d or so", st.Injected, len(data))
 	}
 }
