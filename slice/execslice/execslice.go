@@ -652,16 +652,29 @@ func (x *writer) flush(t schema.ThreadID, ts *thread) error {
 	if err := x.emit(&ev); err != nil {
 		return err
 	}
-	// The values the run left in the registers it wrote, where known.
-	for reg := tracepb.Register(1); int(reg) < numGPR; reg++ {
+	// The values the run left in the registers it wrote, where known:
+	// one REGISTERS event for each run of consecutive registers.
+	var regData [schema.MaxAccessSize]byte
+	for reg := 1; reg < numGPR; {
 		if r.regs&(1<<reg) == 0 || ts.known&(1<<reg) == 0 {
+			reg++
 			continue
 		}
-		rv := schema.Event{Kind: schema.KindRegisters, Thread: t, Count: uint32(t), Num: uint64(reg), Size: 8, Value: ts.regs[reg]}
+		n := 0
+		for reg+n < numGPR && n < schema.MaxAccessSize/8 && r.regs&(1<<(reg+n)) != 0 && ts.known&(1<<(reg+n)) != 0 {
+			binary.LittleEndian.PutUint64(regData[8*n:], ts.regs[reg+n])
+			n++
+		}
+		rv := schema.Event{Kind: schema.KindRegisters, Thread: t, Count: uint32(t), Num: uint64(reg),
+			Size: uint32(8 * n), Value: ts.regs[reg]}
+		if n > 1 {
+			rv.Data = regData[:8*n]
+		}
 		if err := x.emit(&rv); err != nil {
 			return err
 		}
-		x.st.Registers++
+		x.st.Registers += uint64(n)
+		reg += n
 	}
 	// The bytes whose last writer is still this run, in address order,
 	// as ranges of known values (up to 64 bytes) and of unknown ones.

@@ -1,6 +1,7 @@
 package execslice_test
 
 import (
+	"encoding/binary"
 	"fmt"
 	"io"
 	"os"
@@ -341,10 +342,18 @@ func (c *regCheck) Event(ev *schema.Event) error {
 		c.pending[ev.Thread] = map[tracepb.Register]uint64{}
 	case schema.KindRegisters:
 		if c.inRec[ev.Thread] {
-			if ev.Size != 8 || schema.ThreadID(ev.Count) != ev.Thread {
+			if ev.Size%8 != 0 || schema.ThreadID(ev.Count) != ev.Thread {
 				c.t.Fatalf("event %d: a record's registers: %+v", ev.Seq, *ev)
 			}
-			c.pending[ev.Thread][tracepb.Register(ev.Num)] = ev.Value
+			var b [8]byte
+			data := ev.Data
+			if ev.Size == 8 {
+				binary.LittleEndian.PutUint64(b[:], ev.Value)
+				data = b[:]
+			}
+			for k := 0; k < int(ev.Size)/8; k++ {
+				c.pending[ev.Thread][tracepb.Register(ev.Num+uint64(k))] = binary.LittleEndian.Uint64(data[8*k:])
+			}
 		}
 	case schema.KindInject, schema.KindClobber:
 	default:
