@@ -133,8 +133,17 @@ func walkStats(t *testing.T, path string) walk.Stats {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := schema.Summarize(tr, nil); err != nil {
+	s, err := schema.Summarize(tr, nil)
+	if err != nil {
 		t.Fatalf("the execution slice does not validate: %v", err)
+	}
+	if !tr.End().Whole {
+		t.Fatal("the execution slice is not whole")
+	}
+	if s.PCsWithoutInstruction != 0 && !walk.HasRegions(tr.Footer()) {
+		// (A region trace's calls and system calls outside its regions
+		// have pcs whose instructions did not run in the trace.)
+		t.Fatalf("the execution slice: %d event pcs without an instruction entry", s.PCsWithoutInstruction)
 	}
 	tr.Close()
 	tr, err = schema.Open(path)
