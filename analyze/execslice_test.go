@@ -124,6 +124,24 @@ func TestSliceReducedTrace(t *testing.T) {
 			t.Fatalf("status %d (%s):\n%s", status, errOut, out)
 		}
 	})
+	t.Run("options", func(t *testing.T) {
+		// Cut with options, sliced with none: the options it was cut
+		// with apply.
+		y := filepath.Join(t.TempDir(), "y.trace")
+		flags := []string{"--criterion", crit, "--data-only", "--depth", "40"}
+		if _, errOut, status := runAnalyze(t, append([]string{"slice", orig, "--reduced-trace", y}, flags...)...); status != 0 {
+			t.Fatalf("status %d: %s", status, errOut)
+		}
+		want, _, _ := runAnalyze(t, append([]string{"slice", orig, "--format", "text"}, flags...)...)
+		got, errOut, status := runAnalyze(t, "slice", y, "--format", "text")
+		if status != 0 || got != want {
+			t.Fatalf("status %d (%s):\n%s\nthe original's:\n%s", status, errOut, got, want)
+		}
+		info, _, _ := runAnalyze(t, "info", y)
+		if !strings.Contains(info, ", options --data-only --depth 40\n") {
+			t.Errorf("info does not list the options:\n%s", info)
+		}
+	})
 	t.Run("again", func(t *testing.T) {
 		_, errOut, status := runAnalyze(t, "slice", x, "--reduced-trace", filepath.Join(t.TempDir(), "y.trace"))
 		if status != 2 || !strings.Contains(errOut, "is an execution slice already") {

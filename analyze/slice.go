@@ -59,8 +59,9 @@ and replaces each excluded run of a thread with one record of what it left
 changed: the registers it wrote and the memory, with the values it left.
 Every analysis reads it; analyze info says what it is and how much of the
 original it keeps. Sliced without --criterion, an execution slice is sliced
-from the criterion it was cut for, which gives the original's slice (give
-the same --data-only, --no-address, --depth and --prune-save-restore). With
+from the criterion it was cut for, with the slicing options it was cut with
+(--data-only, --no-address, --depth, --prune-save-restore; analyze info
+lists them), which gives the original's slice. With
 --reduced-trace the slice itself is written only with -o; otherwise a line
 says what the execution slice keeps.
 
@@ -211,8 +212,14 @@ func runSlice(e *env, f *sliceFlags, args []string) error {
 	if sopt.From, err = run.RegionStart(from); err != nil {
 		return err
 	}
-	if x := run.ExecSlice; x != nil && !from.Set && f.criterion == "" {
-		sopt.From = x.From
+	if x := run.ExecSlice; x != nil && f.criterion == "" {
+		// Its own criterion, with the options it was cut with.
+		if !from.Set {
+			sopt.From = x.From
+		}
+		if err := savedOptions(&sopt, x.Options); err != nil {
+			return err
+		}
 	}
 	if err := run.CheckRegionEnd(point, to); err != nil {
 		return err
@@ -393,6 +400,37 @@ func writeReduced(e *env, f *sliceFlags, tracePath string, res *slice.Result, fr
 	fmt.Fprintf(w, "execution slice %s: %d of %d instructions (%.1f%%; %d in the slice), %d of %d events (%.1f%%), %d excluded runs\n",
 		oneLine(f.reduced), st.Kept, st.Instances, percent(st.Kept, st.Instances), st.Members,
 		st.Events, st.OrigEvents, percent(st.Events, st.OrigEvents), st.Runs)
+	return nil
+}
+
+// savedOptions adds an execution slice's slicing options (its header's
+// flags, as sliceOptionFlags wrote them) to opt.
+func savedOptions(opt *slice.Options, flags string) error {
+	fs := strings.Fields(flags)
+	for k := 0; k < len(fs); k++ {
+		switch fs[k] {
+		case "--data-only":
+			opt.DataOnly = true
+		case "--no-address":
+			opt.NoAddress = true
+		case "--prune-save-restore":
+			opt.PruneSaveRestore = true
+		case "--depth", "--region":
+			k++
+			if k == len(fs) {
+				return fmt.Errorf("execution slice: its options %q end early", flags)
+			}
+			if fs[k-1] == "--depth" && opt.MaxDepth == 0 {
+				n, err := strconv.Atoi(fs[k])
+				if err != nil || n < 0 {
+					return fmt.Errorf("execution slice: its options %q have a bad depth", flags)
+				}
+				opt.MaxDepth = n
+			}
+		default:
+			return fmt.Errorf("execution slice: its options %q hold an unknown flag %q", flags, fs[k])
+		}
+	}
 	return nil
 }
 
