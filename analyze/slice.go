@@ -61,7 +61,8 @@ Every analysis reads it; analyze info says what it is and how much of the
 original it keeps. Sliced without --criterion, an execution slice is sliced
 from the criterion it was cut for, with the slicing options it was cut with
 (--data-only, --no-address, --depth, --prune-save-restore; analyze info
-lists them), which gives the original's slice. With
+lists them), which gives the original's slice (but for --prune-save-restore:
+docs/slice.md). With
 --reduced-trace the slice itself is written only with -o; otherwise a line
 says what the execution slice keeps.
 
