@@ -62,9 +62,8 @@ original it keeps. Sliced without --criterion, an execution slice is sliced
 from the criterion it was cut for, with the slicing options it was cut with
 (--data-only, --no-address, --depth, --prune-save-restore; analyze info
 lists them), which gives the original's slice (but for --prune-save-restore:
-docs/slice.md). With
---reduced-trace the slice itself is written only with -o; otherwise a line
-says what the execution slice keeps.
+docs/slice.md). With --reduced-trace the slice itself is written only with
+-o; otherwise a line says what the execution slice keeps.
 
 Exit status 0 when the slice was written, 2 for usage or input errors (no
 such line, a run that did not crash for crash, a corrupt trace). A trace cut
