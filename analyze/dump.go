@@ -291,6 +291,10 @@ func (d *dumper) appendJSON(b []byte, ev *schema.Event, t *schema.Tables) []byte
 		b = jsonUint(b, "count", uint64(ev.Count))
 	case schema.KindControl:
 		b = jsonUint(b, "count", uint64(ev.Count))
+	case schema.KindPair:
+		b = jsonUint(b, "count", uint64(ev.Count))
+		b = append(b, `,"reg":`...)
+		b = appendJSONString(b, regName(ev.Num))
 	case schema.KindMemory, schema.KindRegisters, schema.KindInject:
 		if ev.Kind != schema.KindRegisters {
 			b = jsonHex(b, "addr", ev.Addr)
@@ -509,6 +513,8 @@ func (d *dumper) appendText(b []byte, ev *schema.Event, t *schema.Tables) []byte
 		b = fmt.Appendf(b, " addr=%#x count=%d", ev.Addr, ev.Count)
 	case schema.KindControl:
 		b = fmt.Appendf(b, " count=%d", ev.Count)
+	case schema.KindPair:
+		b = fmt.Appendf(b, " count=%d reg=%s", ev.Count, regName(ev.Num))
 	case schema.KindMemory, schema.KindRegisters, schema.KindInject:
 		if ev.Kind != schema.KindRegisters {
 			b = fmt.Appendf(b, " addr=%#x", ev.Addr)

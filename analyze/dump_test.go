@@ -77,6 +77,8 @@ func wantJSON(ev *schema.Event, locs map[uint64]string) map[string]any {
 		m["addr"], m["count"] = h(ev.Addr), float64(ev.Count)
 	case schema.KindControl:
 		m["count"] = float64(ev.Count)
+	case schema.KindPair:
+		m["count"], m["reg"] = float64(ev.Count), regName(ev.Num)
 	case schema.KindMemory, schema.KindRegisters, schema.KindInject:
 		if ev.Kind != schema.KindRegisters {
 			m["addr"] = h(ev.Addr)

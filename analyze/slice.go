@@ -61,9 +61,9 @@ Every analysis reads it; analyze info says what it is and how much of the
 original it keeps. Sliced without --criterion, an execution slice is sliced
 from the criterion it was cut for, with the slicing options it was cut with
 (--data-only, --no-address, --depth, --prune-save-restore; analyze info
-lists them), which gives the original's slice (but for --prune-save-restore:
-docs/slice.md). With --reduced-trace the slice itself is written only with
--o; otherwise a line says what the execution slice keeps.
+lists them), which gives the original's slice. With --reduced-trace the
+slice itself is written only with -o; otherwise a line says what the
+execution slice keeps.
 
 Exit status 0 when the slice was written, 2 for usage or input errors (no
 such line, a run that did not crash for crash, a corrupt trace). A trace cut
@@ -384,7 +384,7 @@ func writeReduced(e *env, f *sliceFlags, tracePath string, res *slice.Result, fr
 	if err != nil {
 		return fmt.Errorf("create execution slice: %w", err)
 	}
-	opt := execslice.Options{Skeleton: f.skeleton, Of: tracePath, From: from, SliceOptions: sliceOptionFlags(f)}
+	opt := execslice.Options{Skeleton: f.skeleton, Pairs: f.prune, Of: tracePath, From: from, SliceOptions: sliceOptionFlags(f)}
 	st, err := execslice.Write(file, tr, res, opt)
 	if cerr := file.Close(); err == nil && cerr != nil {
 		err = cerr

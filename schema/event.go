@@ -36,10 +36,11 @@ const (
 	KindInject   = Kind(tracepb.EventKind_INJECT)
 	KindClobber  = Kind(tracepb.EventKind_CLOBBER)
 	KindControl  = Kind(tracepb.EventKind_CONTROL)
+	KindPair     = Kind(tracepb.EventKind_PAIR)
 
 	// NumKinds is one more than the largest valid Kind. Not every kind
 	// below it is valid: Valid says which.
-	NumKinds = KindControl + 1
+	NumKinds = KindPair + 1
 )
 
 var kindNames = [NumKinds]string{
@@ -66,6 +67,7 @@ var kindNames = [NumKinds]string{
 	KindInject:        "inject",
 	KindClobber:       "clobber",
 	KindControl:       "control",
+	KindPair:          "pair",
 }
 
 // Valid reports whether k is a kind a trace may contain.
@@ -212,6 +214,7 @@ var kindFields = [NumKinds]uint16{
 	KindInject:        fAddr | fSize | fValue,
 	KindClobber:       fAddr | fCount,
 	KindControl:       fPC | fCount,
+	KindPair:          fPC | fCount | fNum,
 }
 
 // maxSize returns the largest size an event of kind k may have (k uses

@@ -337,6 +337,8 @@ func kindEvents(k schema.Kind) []schema.Event {
 			ev.Addr, ev.Count = 0x5555_5557_0000+4096*i, 4096
 		case schema.KindControl:
 			ev.PC, ev.Count = 0x40_1030+4*i, uint32(i)
+		case schema.KindPair:
+			ev.PC, ev.Count, ev.Num = 0x40_1040+4*i, uint32(5+i), 6
 		}
 		evs = append(evs, ev)
 	}

@@ -2,6 +2,7 @@ package slice
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/mgtrace/mgtrace/schema"
@@ -336,6 +337,10 @@ func (l *loader) Instance(in *walk.Instance) error {
 			}
 		}
 		r.cd = append(r.cd, st.parent)
+		if c := int(in.PairCount); c > 0 && c <= len(st.insts) {
+			r.pairs[i] = st.insts[len(st.insts)-c]
+			r.pairReg[i] = in.PairReg
+		}
 		st.insts = append(st.insts, i)
 	}
 	l.frameStep(st, s)
@@ -362,7 +367,10 @@ func (l *loader) Instance(in *walk.Instance) error {
 				sr.hi = a.Addr
 			}
 		}
-		l.saveRestore(st, i, s, a)
+		if r.ExecSlice == nil {
+			// (An execution slice carries its pairs: PAIR events.)
+			l.saveRestore(st, i, s, a)
+		}
 	}
 	if ev := in.Event; ev != nil {
 		if l.want != nil {
@@ -508,6 +516,25 @@ func (r *Run) closeFrame(f *saveFrame) {
 
 // Pairs returns the number of verified save/restore pairs.
 func (r *Run) Pairs() int { return len(r.pairs) }
+
+// SaveOf returns the save instance and the register of the verified
+// save/restore pair whose restore is instance i; ok is false when i is
+// no verified restore.
+func (r *Run) SaveOf(i uint32) (save uint32, reg tracepb.Register, ok bool) {
+	save, ok = r.pairs[i]
+	return save, r.pairReg[i], ok
+}
+
+// Restores returns the restore instances of the verified save/restore
+// pairs, in order.
+func (r *Run) Restores() []uint32 {
+	out := make([]uint32, 0, len(r.pairs))
+	for i := range r.pairs {
+		out = append(out, i)
+	}
+	slices.Sort(out)
+	return out
+}
 
 // StaticOf returns the instruction that instance i executed.
 func (r *Run) StaticOf(i uint32) *Static { return r.Statics[r.sid[i]] }

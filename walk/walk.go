@@ -29,7 +29,8 @@
 // events comes after the block's instructions ran: Walk visits the
 // pending block before any other event of the thread, places a SIGNAL
 // only on an instruction of the block, and gives each instance its
-// CONTROL event's count (Instance.Control). EXCLUDED, INJECT and CLOBBER
+// CONTROL event's count (Instance.Control) and its PAIR event's
+// (Instance.PairCount, PairReg). EXCLUDED, INJECT and CLOBBER
 // events go to Visitor.Event after the instances before them.
 package walk
 
@@ -175,6 +176,11 @@ type Instance struct {
 	// Control instances before this one (0: on none).
 	Control    uint32
 	HasControl bool
+	// PairCount and PairReg are, in an execution slice, the instance's
+	// PAIR event when it has one (PairCount > 0): it restores register
+	// PairReg, saved by the thread's instance PairCount instances before.
+	PairCount uint32
+	PairReg   tracepb.Register
 }
 
 // Visitor receives a walk's instances and other events in global order.
@@ -392,6 +398,23 @@ func (w *walker) event(ev *schema.Event) error {
 		}
 		p.in.Control, p.in.HasControl = ev.Count, true
 		return nil
+	case schema.KindPair:
+		// An execution slice's save/restore pair, at its restore.
+		p, err := w.thread(ev.Thread)
+		if err != nil {
+			return err
+		}
+		ok, err := w.place(p, ev.PC)
+		if err != nil || !ok {
+			if !ok {
+				w.stats.Unplaced++
+			}
+			return err
+		}
+		if ev.Num < 64 {
+			p.in.PairCount, p.in.PairReg = ev.Count, tracepb.Register(ev.Num)
+		}
+		return nil
 	case schema.KindExcluded, schema.KindInject, schema.KindClobber:
 		// An excluded run's side effects come after the instance before
 		// them.
@@ -597,6 +620,7 @@ func (w *walker) flush(p *pending, end int) error {
 		err := w.v.Instance(&p.in)
 		p.in.Acc, p.in.Event, p.in.Fault, p.data = p.in.Acc[:0], nil, nil, p.data[:0]
 		p.in.Control, p.in.HasControl = 0, false
+		p.in.PairCount, p.in.PairReg = 0, 0
 		p.next++
 		p.open = false
 		if err != nil {

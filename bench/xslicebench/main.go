@@ -278,7 +278,7 @@ func measure(path, tmp string) ([]row, error) {
 		if err != nil {
 			return nil, err
 		}
-		r.same = compare(orig, red, execslice.Kept(orig, skeleton))
+		r.same = compare(orig, red, execslice.Kept(orig, skeleton, false))
 		rows = append(rows, r)
 		os.Remove(x)
 	}

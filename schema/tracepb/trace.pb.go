@@ -132,7 +132,7 @@ const (
 	// reached), value (the low 8 bytes, 0 when num is 0), data (all bytes,
 	// when num is 1 and size > 8).
 	EventKind_INPUT EventKind = 19
-	// Kinds 20 to 23 appear only in an execution slice (analyze slice
+	// Kinds 20 to 24 appear only in an execution slice (analyze slice
 	// --reduced-trace; docs/slice.md): a trace that keeps a slice's
 	// instruction instances and replaces each excluded run of a thread's
 	// instances with an EXCLUDED event and the INJECT and CLOBBER events
@@ -161,6 +161,13 @@ const (
 	// original trace, until the thread's next CONTROL. Before its first
 	// CONTROL a thread's instances depend on none. Fields: pc, count.
 	EventKind_CONTROL EventKind = 23
+	// PAIR: in an execution slice, the running thread's instance at `pc`
+	// (an instruction of its latest BLOCK, placed as a LOAD's pc is) is a
+	// verified restore of register `num` (Wang's dissertation, section
+	// 5.4.2): it loads the value that the thread's instance `count`
+	// instances before it saved, in the same invocation, as the slicer
+	// found in the original trace. Fields: pc, count, num.
+	EventKind_PAIR EventKind = 24
 )
 
 // Enum value maps for EventKind.
@@ -190,6 +197,7 @@ var (
 		21: "INJECT",
 		22: "CLOBBER",
 		23: "CONTROL",
+		24: "PAIR",
 	}
 	EventKind_value = map[string]int32{
 		"EVENT_KIND_UNSPECIFIED": 0,
@@ -216,6 +224,7 @@ var (
 		"INJECT":                 21,
 		"CLOBBER":                22,
 		"CONTROL":                23,
+		"PAIR":                   24,
 	}
 )
 
@@ -2049,7 +2058,7 @@ const file_trace_proto_rawDesc = "" +
 	"\x04code\x18\x02 \x01(\x05R\x04code\x12\x16\n" +
 	"\x06signal\x18\x03 \x01(\rR\x06signal\x12\x1f\n" +
 	"\vcore_dumped\x18\x04 \x01(\bR\n" +
-	"coreDumped*\xda\x02\n" +
+	"coreDumped*\xe4\x02\n" +
 	"\tEventKind\x12\x1a\n" +
 	"\x16EVENT_KIND_UNSPECIFIED\x10\x00\x12\t\n" +
 	"\x05BLOCK\x10\x01\x12\b\n" +
@@ -2081,7 +2090,8 @@ const file_trace_proto_rawDesc = "" +
 	"\n" +
 	"\x06INJECT\x10\x15\x12\v\n" +
 	"\aCLOBBER\x10\x16\x12\v\n" +
-	"\aCONTROL\x10\x17*B\n" +
+	"\aCONTROL\x10\x17\x12\b\n" +
+	"\x04PAIR\x10\x18*B\n" +
 	"\n" +
 	"Alteration\x12\x1a\n" +
 	"\x16ALTERATION_UNSPECIFIED\x10\x00\x12\n" +

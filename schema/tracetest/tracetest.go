@@ -142,6 +142,8 @@ func fill(rng *rand.Rand, ev *schema.Event, names []string) {
 		ev.Addr, ev.Count = randValue(rng), uint32(1+rng.IntN(4096))
 	case schema.KindControl:
 		ev.PC, ev.Count = pc(), uint32(rng.IntN(100))
+	case schema.KindPair:
+		ev.PC, ev.Count, ev.Num = pc(), uint32(1+rng.IntN(100)), uint64(1+rng.IntN(16))
 	}
 }
 

@@ -24,7 +24,11 @@
 // slice's members, Options.Skeleton keeps every call, return and system
 // call instance, so that the analyses that follow a thread's call stack
 // (allocator calls for analyze mg, the squashed text view of a slice) see
-// it whole. Every event that belongs to no instance is kept: thread
+// it whole, and Options.Pairs (for a slice cut with
+// --prune-save-restore) the save and the restore of every verified
+// save/restore pair, with a PAIR event at the restore: the bypass needs
+// both, and the execution slice's own frames would verify other pairs.
+// Every event that belongs to no instance is kept: thread
 // events, signals, client requests, regions with their MEMORY and
 // REGISTERS, the exit. The tables are kept whole, but the instructions
 // table only for the instructions the execution slice's events name.
@@ -68,6 +72,9 @@ type Options struct {
 	// Skeleton keeps every call, return and system call instance besides
 	// the slice's (see the package comment).
 	Skeleton bool
+	// Pairs keeps the save and the restore of every verified save/restore
+	// pair (slice.Options.PruneSaveRestore: the slice bypassed them).
+	Pairs bool
 	// Of names the original trace in the header (its path as given).
 	Of string
 	// From is the first instance the slice could reach (slice.Options.From).
@@ -113,7 +120,7 @@ func Write(w io.Writer, tr *schema.Reader, res *slice.Result, opt Options) (Stat
 		th:     make(map[schema.ThreadID]*thread),
 	}
 	x.outside = walk.HasRegions(tr.Footer())
-	x.kept = keptSet(res, opt.Skeleton)
+	x.kept = keptSet(res, opt.Skeleton, opt.Pairs)
 	x.st.Members = uint64(len(res.Members))
 	ranks := x.ranks()
 	rank := func(i uint32) uint32 {
@@ -185,9 +192,9 @@ func Write(w io.Writer, tr *schema.Reader, res *slice.Result, opt Options) (Stat
 
 // Kept returns the instances of res's run that its execution slice keeps,
 // in order: instance k of the execution slice is the run's Kept(...)[k].
-func Kept(res *slice.Result, skeleton bool) []uint32 {
+func Kept(res *slice.Result, skeleton, pairs bool) []uint32 {
 	var out []uint32
-	for k, w := range keptSet(res, skeleton) {
+	for k, w := range keptSet(res, skeleton, pairs) {
 		for w != 0 {
 			b := bits.TrailingZeros64(w)
 			out = append(out, uint32(k*64+b))
@@ -200,8 +207,9 @@ func Kept(res *slice.Result, skeleton bool) []uint32 {
 // keptSet returns the kept instances as a bitset: the slice's members,
 // the criterion's last instance (where the traversal starts; with a
 // location it need not be a member) and, with skeleton, every call,
-// return and system call.
-func keptSet(res *slice.Result, skeleton bool) []uint64 {
+// return and system call, and with pairs, both instances of every
+// verified save/restore pair.
+func keptSet(res *slice.Result, skeleton, pairs bool) []uint64 {
 	run := res.Run
 	n := run.Instances()
 	kept := make([]uint64, (n+63)/64)
@@ -218,6 +226,13 @@ func keptSet(res *slice.Result, skeleton bool) []uint64 {
 	}
 	if c := res.Criterion.Last; c >= 0 && int(c) < n {
 		kept[c/64] |= 1 << (c % 64)
+	}
+	if pairs {
+		for _, r := range run.Restores() {
+			s, _, _ := run.SaveOf(r)
+			kept[r/64] |= 1 << (r % 64)
+			kept[s/64] |= 1 << (s % 64)
+		}
 	}
 	return kept
 }
@@ -485,6 +500,9 @@ func (x *writer) Instance(in *walk.Instance) error {
 		}
 		b.add(&schema.Event{Kind: schema.KindControl, Thread: in.Thread, PC: pc, Count: c})
 		ts.parent = parent
+	}
+	if s, reg, ok := x.run.SaveOf(i); ok && x.isKept(s) {
+		b.add(&schema.Event{Kind: schema.KindPair, Thread: in.Thread, PC: pc, Count: x.tl[i] - x.tl[s], Num: uint64(reg)})
 	}
 	for k := range in.Acc {
 		a := &in.Acc[k]
@@ -814,7 +832,7 @@ func (x *writer) Event(ev *schema.Event) error {
 			ts.after = append(ts.after, e)
 			return nil
 		}
-	case schema.KindExcluded, schema.KindInject, schema.KindClobber, schema.KindControl:
+	case schema.KindExcluded, schema.KindInject, schema.KindClobber, schema.KindControl, schema.KindPair:
 		return fmt.Errorf("%s: event %d: %s in a trace that is not an execution slice", x.tr.Name(), ev.Seq, ev.Kind)
 	default:
 		// Signals, thread events, alterations: after the thread's run.

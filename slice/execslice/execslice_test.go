@@ -66,7 +66,7 @@ func lastLoads(t *testing.T, path string, th schema.ThreadID, n int) []uint64 {
 }
 
 // cut writes the execution slice of res (a slice of the trace at path).
-func cut(t *testing.T, path string, res *slice.Result, skeleton bool) (string, execslice.Stats) {
+func cut(t *testing.T, path string, res *slice.Result, skeleton bool, pairs ...bool) (string, execslice.Stats) {
 	t.Helper()
 	tr, err := schema.Open(path)
 	if err != nil {
@@ -78,7 +78,7 @@ func cut(t *testing.T, path string, res *slice.Result, skeleton bool) (string, e
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := execslice.Write(f, tr, res, execslice.Options{Skeleton: skeleton, Of: path})
+	st, err := execslice.Write(f, tr, res, execslice.Options{Skeleton: skeleton, Pairs: len(pairs) > 0 && pairs[0], Of: path})
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
@@ -185,11 +185,11 @@ func checkCut(t *testing.T, path string, crit slice.Criterion, opt slice.Options
 	var withSkeleton execslice.Stats
 	for _, skeleton := range []bool{true, false} {
 		t.Run(fmt.Sprintf("skeleton=%v", skeleton), func(t *testing.T) {
-			xpath, st := cut(t, path, orig, skeleton)
+			xpath, st := cut(t, path, orig, skeleton, opt.PruneSaveRestore)
 			if skeleton {
 				withSkeleton = st
 			}
-			kept := execslice.Kept(orig, skeleton)
+			kept := execslice.Kept(orig, skeleton, opt.PruneSaveRestore)
 			if st.Kept != uint64(len(kept)) || st.Members != uint64(len(orig.Members)) || st.Instances != uint64(run.Instances()) {
 				t.Fatalf("stats %+v: want %d kept, %d members, %d instances", st, len(kept), len(orig.Members), run.Instances())
 			}
@@ -234,9 +234,12 @@ func TestSameSlice(t *testing.T) {
 		thread schema.ThreadID
 		reg    bool   // narrow the criterion to rax
 		line   string // a FILE:LINE criterion besides the last loads
+		prune  bool   // bypass save/restore pairs
 	}{
 		{name: "list", prog: "list", args: []string{"20"}, thread: 1},
 		{name: "list-reg", prog: "list", args: []string{"20"}, thread: 1, reg: true},
+		{name: "list-prune", prog: "list", args: []string{"20"}, thread: 1, prune: true},
+		{name: "saverestore-prune", prog: "slice/saverestore", thread: 1, prune: true},
 		{name: "tree", prog: "tree", args: []string{"40"}, thread: 1},
 		{name: "threads-main", prog: "threads", args: []string{"40"}, thread: 1},
 		{name: "threads-worker", prog: "threads", args: []string{"40"}, thread: 2},
@@ -255,7 +258,7 @@ func TestSameSlice(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					checkCut(t, path, crit, slice.Options{})
+					checkCut(t, path, crit, slice.Options{PruneSaveRestore: c.prune})
 				})
 			}
 			for k, seq := range lastLoads(t, path, c.thread, 1) {
@@ -264,7 +267,7 @@ func TestSameSlice(t *testing.T) {
 					if c.reg {
 						crit.Reg = tracepb.Register_RAX
 					}
-					checkCut(t, path, crit, slice.Options{})
+					checkCut(t, path, crit, slice.Options{PruneSaveRestore: c.prune})
 				})
 			}
 		})
@@ -292,7 +295,7 @@ func TestExcludedRunDefines(t *testing.T) {
 	}
 	xpath, _ := cut(t, path, orig, true)
 	xrun := load(t, xpath)
-	kept := execslice.Kept(orig, true)
+	kept := execslice.Kept(orig, true, false)
 	member := make(map[uint32]bool, len(orig.Members))
 	for _, m := range orig.Members {
 		member[m] = true
