@@ -12,8 +12,8 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/mgtrace/mgtrace/internal/term"
 	"github.com/mgtrace/mgtrace/inputs/reduce"
+	"github.com/mgtrace/mgtrace/internal/term"
 )
 
 const reduceHelp = `

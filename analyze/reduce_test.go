@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mgtrace/mgtrace/internal/testprog"
 	"github.com/mgtrace/mgtrace/inputs/reduce"
+	"github.com/mgtrace/mgtrace/internal/testprog"
 )
 
 // TestReduceUsage checks reduce's command-line errors: exit status 2 and

@@ -3,9 +3,11 @@ package inputs
 import (
 	"bytes"
 	"encoding/binary"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/mgtrace/mgtrace/schema"
+	"github.com/mgtrace/mgtrace/schema/tracetest"
 )
 
 // Synthetic events: a system call, the path it named, the bytes it wrote.
@@ -295,3 +297,69 @@ func TestEntityAtByte(t *testing.T) {
 }
 
 const sysGetpid = 39
+
+func TestIsModulePath(t *testing.T) {
+	mods := []string{"/opt/app/prog", "[vdso]", "/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2"}
+	for _, c := range []struct {
+		path string
+		want bool
+	}{
+		{"/opt/app/prog", true},
+		{"/opt/app/../app/prog", true},
+		{"/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2", true},
+		{"/lib/x86_64-linux-gnu/libm.so.6", true},
+		{"/usr/lib/libfoo.so", true},
+		{"/etc/ld.so.cache", true},
+		{"/usr/lib/locale/locale-archive", true},
+		{"/usr/lib/x86_64-linux-gnu/gconv/gconv-modules.cache", true},
+		{"/usr/share/zoneinfo/Europe/Paris", true},
+		{"/sys/devices/system/cpu/online", true},
+		{"/proc/sys/vm/overcommit_memory", true},
+		{"/opt/app/input.txt", false},
+		{"/opt/app/prog.input", false},
+		{"[vdso]", false},
+		{"/etc/passwd", false},
+		{"/home/u/solutions.sol", false},
+	} {
+		if got := IsModulePath(c.path, mods); got != c.want {
+			t.Errorf("IsModulePath(%q) = %v, want %v", c.path, got, c.want)
+		}
+	}
+}
+
+// Random event streams (every kind, random syscall numbers and arguments)
+// never break the reader: the ranges number the entities without gaps and
+// the sources count them.
+func TestReadRandomStreams(t *testing.T) {
+	for seed := uint64(1); seed <= 30; seed++ {
+		rng := rand.New(rand.NewPCG(seed, 16))
+		evs := tracetest.RandomStream(rng, 3000)
+		// Steer some syscalls to the ones the reader follows.
+		follow := []uint64{sysRead, sysOpen, sysOpenat, sysClose, sysDup, sysDup2, sysMmap, sysReadv,
+			sysPipe2, sysSocketpair, sysLseek, sysRecvmsg, sysPreadv2, sysFcntl}
+		for i := range evs {
+			if evs[i].Kind == schema.KindSyscall && rng.IntN(2) == 0 {
+				evs[i].Num = follow[rng.IntN(len(follow))]
+				evs[i].Args[0] = uint64(rng.IntN(8))
+			}
+		}
+		e := FromEvents(evs, "/w", []string{"/w/prog"})
+		next, perSource := uint64(0), make([]uint64, len(e.Sources))
+		for i, r := range e.Ranges {
+			if r.First != next || r.Len == 0 || r.Source < 0 || r.Source >= len(e.Sources) ||
+				r.Data != nil && uint64(len(r.Data)) != r.Len {
+				t.Fatalf("seed %d: range %d: %+v after %d entities", seed, i, r, next)
+			}
+			next += r.Len
+			perSource[r.Source] += r.Len
+		}
+		if next != e.Total {
+			t.Fatalf("seed %d: ranges hold %d entities, total %d", seed, next, e.Total)
+		}
+		for i, s := range e.Sources {
+			if s.ID != i || s.Bytes != perSource[i] {
+				t.Fatalf("seed %d: source %d: %+v, its ranges hold %d", seed, i, s, perSource[i])
+			}
+		}
+	}
+}

@@ -2,6 +2,8 @@ package inputs_test
 
 import (
 	"bytes"
+	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -179,6 +181,27 @@ func TestReadRecordedWithoutBytes(t *testing.T) {
 	if !strings.Contains(string(out), "not recorded, past the recorder's cap") {
 		t.Errorf("analyze info does not say that input bytes were not recorded:\n%s", out)
 	}
+	out, err = exec.Command(analyzeTool(t), "info", "--format", "json", trace).Output()
+	if err != nil {
+		t.Fatalf("analyze info --format json: %v", err)
+	}
+	var info struct {
+		Input *struct{ Bytes, Unrecorded uint64 }
+	}
+	if err := json.Unmarshal(out, &info); err != nil {
+		t.Fatal(err)
+	}
+	// The entities less the mmap'd ranges, plus the 16 bytes of the pipe's
+	// and the socketpair's descriptors, which are kept.
+	var mapped uint64
+	for _, r := range e.Ranges {
+		if r.Syscall == "mmap" {
+			mapped += r.Len
+		}
+	}
+	if info.Input == nil || info.Input.Bytes != e.Total-mapped+16 || info.Input.Unrecorded != e.Total-mapped {
+		t.Errorf("analyze info's input: %+v; want %d bytes, %d unrecorded", info.Input, e.Total-mapped+16, e.Total-mapped)
+	}
 }
 
 // A region trace reports system calls outside its regions too: the same
@@ -222,4 +245,98 @@ func summarize(t *testing.T, path string) *schema.Summary {
 		t.Fatal(err)
 	}
 	return s
+}
+
+// Threads reading files of their own and a pipe at once: each call's
+// bytes follow it on its thread, so every source comes out whole and in
+// order.
+func TestReadRecordedThreads(t *testing.T) {
+	bin := testprog.Build(t, "inputs/threadread", testprog.Flags("-O0", "-pthread"))
+	dir := t.TempDir()
+	var files []string
+	contents := map[string]string{}
+	for i := 0; i < 4; i++ {
+		var b strings.Builder
+		for k := 0; k < 100+13*i; k++ {
+			b.WriteByte(byte('a' + (7*i+k)%26))
+		}
+		b.WriteByte('\n')
+		name := filepath.Join(dir, fmt.Sprintf("f%d.txt", i))
+		if err := os.WriteFile(name, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, name)
+		contents[name] = b.String()
+	}
+	trace, _, _ := testprog.RecordWith(t, []string{"--preempt", "3", "--sched-seed", "5"}, bin, files...)
+	e, _ := readTrace(t, trace)
+	got := map[string][]byte{}
+	next := map[string]uint64{}
+	threads := map[string]schema.ThreadID{}
+	for _, r := range e.Ranges {
+		s := e.Sources[r.Source]
+		if s.Kind == inputs.SourceModule {
+			continue
+		}
+		if r.Offset != next[s.Name] {
+			t.Errorf("%s: range at offset %d, want %d", s.Name, r.Offset, next[s.Name])
+		}
+		next[s.Name] += r.Len
+		got[s.Name] = append(got[s.Name], r.Data...)
+		if th, ok := threads[s.Name]; ok && th != r.Thread {
+			t.Errorf("%s: read by threads %d and %d", s.Name, th, r.Thread)
+		}
+		threads[s.Name] = r.Thread
+	}
+	for name, want := range contents {
+		if string(got[name]) != want {
+			t.Errorf("%s: entities %q, want the file %q", name, got[name], want)
+		}
+	}
+	pipes := 0
+	for _, s := range e.Sources {
+		if s.Kind == inputs.SourcePipe {
+			pipes++
+			if want := strings.Repeat("0123456789", 20); string(got[s.Name]) != want {
+				t.Errorf("%s: entities %q, want %q", s.Name, got[s.Name], want)
+			}
+		}
+	}
+	if pipes != 1 || len(threads) != 5 {
+		t.Errorf("%d pipe sources and %d sources in all, want 1 and 5: %+v", pipes, len(threads), e.Sources)
+	}
+}
+
+// Traces recorded before SYSCALL_PATH and INPUT events: read's ranges come
+// from its arguments, without bytes, from sources of kind other or stdin.
+func TestReadOldTraces(t *testing.T) {
+	traces, err := filepath.Glob(filepath.Join(testprog.Root(t), "testdata", "traces", "*.trace"))
+	if err != nil || len(traces) == 0 {
+		t.Fatalf("no committed traces (%v)", err)
+	}
+	reads := 0
+	for _, path := range traces {
+		e, _ := readTrace(t, path)
+		var sum uint64
+		for _, r := range e.Ranges {
+			if r.Data != nil || r.Syscall != "read" && r.Syscall != "mmap" && r.Syscall != "pread64" && r.Syscall != "recvfrom" {
+				t.Errorf("%s: range %+v", filepath.Base(path), r)
+			}
+			if r.Syscall == "read" {
+				reads++
+			}
+			sum += r.Len
+		}
+		if sum != e.Total || e.Unrecorded != e.Total {
+			t.Errorf("%s: ranges hold %d entities, total %d, unrecorded %d", filepath.Base(path), sum, e.Total, e.Unrecorded)
+		}
+		for _, s := range e.Sources {
+			if s.Kind != inputs.SourceOther && s.Kind != inputs.SourceStdin {
+				t.Errorf("%s: source %+v in a trace without paths", filepath.Base(path), s)
+			}
+		}
+	}
+	if reads == 0 {
+		t.Errorf("no read in any committed trace: the test shows nothing")
+	}
 }

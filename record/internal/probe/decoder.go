@@ -162,6 +162,7 @@ type Decoder struct {
 	// inputLeft is how many more input bytes INPUT events may hold (the
 	// probe counts per program image; this bounds the whole trace).
 	inputLeft int64
+	lastSys   uint64 // the number of the last SYSCALL record
 }
 
 // ChunkSource is a raw stream that comes in pieces, which the decoder
@@ -359,6 +360,7 @@ func (d *Decoder) record(h uint64) error {
 		}
 		ev := d.newEvent(schema.KindSyscall)
 		ev.Num = top
+		d.lastSys = top
 		ev.PC = d.word() - syscallInsnLen
 		for i := range ev.Args {
 			ev.Args[i] = d.word()
@@ -844,12 +846,17 @@ func (d *Decoder) input(n int) error {
 		return d.bad("input record of %d bytes (kept %d) in %d words", length, kept, n)
 	}
 	ev := d.newEvent(schema.KindInput)
-	if kept == 1 && d.inputLeft < int64(length) {
+	// The descriptors of pipe, pipe2 and socketpair are kept whatever the
+	// cap, as the probe keeps them.
+	fds := d.lastSys == sysPipe || d.lastSys == sysPipe2 || d.lastSys == sysSocketpair
+	if kept == 1 && !fds && d.inputLeft < int64(length) {
 		kept = 0 // past the cap on the whole trace's input bytes
 	}
 	ev.Addr, ev.Size, ev.Num = addr, uint32(length), kept
 	if kept == 1 {
-		d.inputLeft -= int64(length)
+		if !fds {
+			d.inputLeft -= int64(length)
+		}
 		b := d.buf[d.r : d.r+int(length)]
 		ev.Value = lowBytes(b)
 		if len(b) > 8 {

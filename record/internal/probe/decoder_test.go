@@ -806,4 +806,17 @@ func TestDecodeInputCap(t *testing.T) {
 	if !reflect.DeepEqual(nums, []uint64{1, 1, 0}) {
 		t.Errorf("inputs recorded %v, want the first two of 8 bytes within a cap of 20", nums)
 	}
+	// A pipe's descriptors are kept past the cap.
+	p := (&stream{}).hello().switchTo(1)
+	p.put(hdr(recSyscall, 10, sysPipe2), 1, 0x3012, 0x8000, 0, 0, 0, 0, 0, 0)
+	p.put(hdr(recInput, 5, 0), 0x8000, 8, 1, 0x0000000400000003)
+	c = &collect{}
+	d = NewDecoder(bytes.NewReader(p.bytes()), c)
+	d.SetInputCap(0)
+	if err := d.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if last := c.events[len(c.events)-1]; last.Kind != schema.KindInput || last.Num != 1 || last.Value != 0x0000000400000003 {
+		t.Errorf("pipe2's descriptors past the cap: %+v, want them kept", last)
+	}
 }

@@ -76,6 +76,14 @@ const (
 	maxSBSites     = 1 << 16
 )
 
+// The system calls whose INPUT record holds two descriptors (kept past the
+// input cap).
+const (
+	sysPipe       = 22
+	sysSocketpair = 53
+	sysPipe2      = 293
+)
+
 // Alterations in an ALTER site's size field (tracepb.Alteration).
 const (
 	alterSwitch   = 1
