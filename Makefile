@@ -23,7 +23,7 @@ SLICE_TIMEOUT ?= 120s
 PROTOC_GO_OUT = protoc --plugin=protoc-gen-go=bin/protoc-gen-go \
 	--go_opt=module=$(MODULE) -I schema schema/trace.proto
 
-.PHONY: traces pgo all help deps build test fmt-check vet race check-generate generate bench bench-record bench-mg bench-locate bench-locate-real bench-slice bench-bugs bench-lin bench-region bench-sched bench-reduce demo fuzz clean
+.PHONY: traces pgo all help deps build test fmt-check vet race check-generate generate bench bench-record bench-mg bench-locate bench-locate-real bench-slice bench-bugs bench-lin bench-region bench-sched bench-reduce demo fuzz clean bench-xslice
 
 all: build
 
@@ -41,6 +41,7 @@ help:
 	@echo 'make bench-locate-real  fault location on real programs (GNU ls, libiberty'"'"'s splay tree, Bison) rebuilt from Debian'"'"'s source packages by testdata/real/get.sh (downloads, root for apt-get), beside Singh'"'"'s tables 4.3 and 4.4; update bench/RESULTS.md (about 10 minutes the first time)'
 	@echo 'make bench-slice     backward slicing of ~1 M and ~10 M-instruction runs: slice.Load, improved vs baseline traversal, analyze slice end to end; update bench/RESULTS.md (about 30 minutes)'
 	@echo 'make bench-bugs      analyze bugs against valgrind memcheck: detection per class on testdata/programs/bugs, Wang table 3.4 (chains vs slices), speed on the record benchmark programs; update bench/RESULTS.md (about 7 minutes)'
+	@echo 'make bench-xslice    execution slices of the slicing benchmark'"'"'s runs from its criterion #1: instructions and events kept, size, the same slice; update bench/RESULTS.md (about 3 minutes)'
 	@echo 'make bench-region    record --from/--to on 5% of slicework against the whole run and valgrind --tool=none; update bench/RESULTS.md (about 3 minutes)'
 	@echo 'make bench-lin       lin.Check against porcupine in one process: porcupine'"'"'s own test histories, then generated ones where its search blows up; update bench/RESULTS.md (about 14 minutes, up to 16 GiB of memory)'
 	@echo 'make bench-reduce    input reduction: runs, size and time of ddmin, IDTHDD and IDTHDD* on testdata/programs/inputs (calc, ini, markup), IDTHDD* checked 1-minimal; update bench/RESULTS.md (about 12 minutes)'
@@ -64,7 +65,7 @@ build:
 
 # bin/tracegen, bin/tracebench and bin/recordbench: the synthetic trace
 # writer and the benchmarks.
-bin/tracegen bin/tracebench bin/recordbench bin/mgbench bin/locatebench bin/locaterealbench bin/slicebench bin/bugsbench bin/linbench bin/regionbench bin/schedbench bin/reducebench: bin/%: FORCE
+bin/tracegen bin/tracebench bin/recordbench bin/mgbench bin/locatebench bin/locaterealbench bin/slicebench bin/bugsbench bin/linbench bin/regionbench bin/schedbench bin/reducebench bin/xslicebench: bin/%: FORCE
 	$(GO) build -buildvcs=false -o $@ ./bench/$*
 
 test: deps fmt-check vet
@@ -168,6 +169,12 @@ bench-slice: build bin/slicebench
 # benchmark's programs.
 bench-bugs: build bin/bugsbench
 	bin/bugsbench -results bench/RESULTS.md
+
+# Execution slices (analyze slice --reduced-trace) of the slicing
+# benchmark's runs from its criterion #1: what they keep, their size, and
+# that they give the original's slice (bench/xslicebench).
+bench-xslice: build bin/xslicebench
+	bin/xslicebench -results bench/RESULTS.md
 
 # Region recording (record --from/--to) against whole-run recording and
 # valgrind --tool=none on slicework (bench/regionbench).

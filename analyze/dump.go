@@ -282,8 +282,21 @@ func (d *dumper) appendJSON(b []byte, ev *schema.Event, t *schema.Tables) []byte
 	case schema.KindRegion:
 		b = jsonUint(b, "num", ev.Num)
 		b = jsonUint(b, "count", uint64(ev.Count))
-	case schema.KindMemory, schema.KindRegisters:
-		if ev.Kind == schema.KindMemory {
+	case schema.KindExcluded:
+		b = jsonHex(b, "addr", ev.Addr)
+		b = jsonUint(b, "count", uint64(ev.Count))
+		b = jsonUint(b, "num", ev.Num)
+	case schema.KindClobber:
+		b = jsonHex(b, "addr", ev.Addr)
+		b = jsonUint(b, "count", uint64(ev.Count))
+	case schema.KindControl:
+		b = jsonUint(b, "count", uint64(ev.Count))
+	case schema.KindPair:
+		b = jsonUint(b, "count", uint64(ev.Count))
+		b = append(b, `,"reg":`...)
+		b = appendJSONString(b, regName(ev.Num))
+	case schema.KindMemory, schema.KindRegisters, schema.KindInject:
+		if ev.Kind != schema.KindRegisters {
 			b = jsonHex(b, "addr", ev.Addr)
 		} else {
 			b = jsonUint(b, "count", uint64(ev.Count))
@@ -314,6 +327,18 @@ func (d *dumper) appendJSON(b []byte, ev *schema.Event, t *schema.Tables) []byte
 		}
 	}
 	return append(b, "}\n"...)
+}
+
+// regNames names the registers of a mask (an EXCLUDED event's num), bit n
+// for register n.
+func regNames(mask uint64) string {
+	var names []string
+	for r := 0; r < 64; r++ {
+		if mask&(1<<r) != 0 {
+			names = append(names, schema.Reg(r).String())
+		}
+	}
+	return strings.Join(names, ",")
 }
 
 // regName names the register numbered n (a REGISTERS event's first).
@@ -479,8 +504,19 @@ func (d *dumper) appendText(b []byte, ev *schema.Event, t *schema.Tables) []byte
 			b = append(b, " (end)"...)
 		}
 		b = fmt.Appendf(b, " count=%d", ev.Count)
-	case schema.KindMemory, schema.KindRegisters:
-		if ev.Kind == schema.KindMemory {
+	case schema.KindExcluded:
+		b = fmt.Appendf(b, " addr=%#x count=%d num=%#x", ev.Addr, ev.Count, ev.Num)
+		if regs := regNames(ev.Num); regs != "" {
+			b = fmt.Appendf(b, " (%s)", regs)
+		}
+	case schema.KindClobber:
+		b = fmt.Appendf(b, " addr=%#x count=%d", ev.Addr, ev.Count)
+	case schema.KindControl:
+		b = fmt.Appendf(b, " count=%d", ev.Count)
+	case schema.KindPair:
+		b = fmt.Appendf(b, " count=%d reg=%s", ev.Count, regName(ev.Num))
+	case schema.KindMemory, schema.KindRegisters, schema.KindInject:
+		if ev.Kind != schema.KindRegisters {
 			b = fmt.Appendf(b, " addr=%#x", ev.Addr)
 		} else {
 			b = fmt.Appendf(b, " count=%d reg=%s", ev.Count, regName(ev.Num))

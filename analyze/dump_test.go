@@ -71,8 +71,16 @@ func wantJSON(ev *schema.Event, locs map[uint64]string) map[string]any {
 		m["num"], m["count"], m["addr"] = float64(ev.Num), float64(ev.Count), h(ev.Addr)
 	case schema.KindRegion:
 		m["num"], m["count"] = float64(ev.Num), float64(ev.Count)
-	case schema.KindMemory, schema.KindRegisters:
-		if ev.Kind == schema.KindMemory {
+	case schema.KindExcluded:
+		m["addr"], m["count"], m["num"] = h(ev.Addr), float64(ev.Count), float64(ev.Num)
+	case schema.KindClobber:
+		m["addr"], m["count"] = h(ev.Addr), float64(ev.Count)
+	case schema.KindControl:
+		m["count"] = float64(ev.Count)
+	case schema.KindPair:
+		m["count"], m["reg"] = float64(ev.Count), regName(ev.Num)
+	case schema.KindMemory, schema.KindRegisters, schema.KindInject:
+		if ev.Kind != schema.KindRegisters {
 			m["addr"] = h(ev.Addr)
 		} else {
 			m["count"], m["reg"] = float64(ev.Count), regName(ev.Num)

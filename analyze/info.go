@@ -13,6 +13,7 @@ import (
 
 	"github.com/mgtrace/mgtrace/schema"
 	"github.com/mgtrace/mgtrace/schema/tracepb"
+	"github.com/mgtrace/mgtrace/slice"
 )
 
 const infoHelp = `
@@ -100,8 +101,17 @@ func writeInfoText(w io.Writer, s *schema.Summary) error {
 		field("machine", "%s", m)
 	}
 	field("recorder", "%s", clean(h.GetRecorder()))
-	if len(h.GetSettings()) > 0 {
-		field("settings", "%s", keyValues(h.GetSettings()))
+	x, err := slice.ParseExecSlice(h)
+	if err != nil {
+		return err
+	}
+	if kvs := ownSettings(h.GetSettings()); len(kvs) > 0 {
+		field("settings", "%s", keyValues(kvs))
+	}
+	if x != nil {
+		field("slice of", "%s, criterion %s%s", clean(x.Of), clean(x.Criterion), optionsText(x.Options))
+		field("keeps", "%d of its %d instructions (%.1f%%; %d in the slice), %d of its %d events (%.1f%%)",
+			x.Kept, x.Instances, percent(x.Kept, x.Instances), x.Members, s.Events, x.Events, percent(s.Events, x.Events))
 	}
 	if h.GetEnvCount() > 0 || len(h.GetEnv()) > 0 {
 		env := plural(int64(h.GetEnvCount()), "variable")
@@ -186,7 +196,7 @@ func writeInfoText(w io.Writer, s *schema.Summary) error {
 	if s.OtherRequests > 0 {
 		field("other client requests", "%d", s.OtherRequests)
 	}
-	_, err := io.WriteString(w, b.String())
+	_, err = io.WriteString(w, b.String())
 	return err
 }
 
@@ -358,6 +368,27 @@ func quoteArgs(args []string) string {
 }
 
 // keyValues formats key=value pairs.
+// ownSettings returns the settings but an execution slice's (which the
+// text says in words).
+func ownSettings(kvs []*tracepb.KeyValue) []*tracepb.KeyValue {
+	var out []*tracepb.KeyValue
+	for _, kv := range kvs {
+		if !strings.HasPrefix(kv.GetKey(), "xslice.") {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+// optionsText returns an execution slice's slicing options for its
+// description ("" for the defaults).
+func optionsText(o string) string {
+	if o == "" {
+		return ""
+	}
+	return ", options " + clean(o)
+}
+
 func keyValues(kvs []*tracepb.KeyValue) string {
 	parts := make([]string, len(kvs))
 	for i, kv := range kvs {
@@ -408,6 +439,7 @@ type (
 		Markers            map[string]uint64 `json:"markers"`
 		OtherRequests      uint64            `json:"other_client_requests"`
 		Regions            *regionsJSON      `json:"regions,omitempty"`
+		ExecutionSlice     *execSliceJSON    `json:"execution_slice,omitempty"`
 		Input              *inputJSON        `json:"input,omitempty"`
 	}
 	// inputJSON describes the INPUT events (absent when there are none).
@@ -459,6 +491,19 @@ type (
 	}
 	// regionsJSON describes a region trace's regions (absent for a whole
 	// trace).
+	// execSliceJSON describes an execution slice (analyze slice
+	// --reduced-trace).
+	execSliceJSON struct {
+		Of                string  `json:"of"`
+		Criterion         string  `json:"criterion"`
+		Options           string  `json:"options,omitempty"`
+		Instructions      uint64  `json:"instructions"`       // the original's instruction instances
+		KeptInstructions  uint64  `json:"kept_instructions"`  // those this trace keeps
+		SliceInstructions uint64  `json:"slice_instructions"` // the slice's among them
+		InstructionFrac   float64 `json:"instruction_fraction"`
+		Events            uint64  `json:"events"` // the original's events
+		EventFrac         float64 `json:"event_fraction"`
+	}
 	regionsJSON struct {
 		Count     int     `json:"count"`
 		Events    uint64  `json:"events"`     // the run's events inside the regions
@@ -510,6 +555,15 @@ func writeInfoJSON(w io.Writer, s *schema.Summary) error {
 	}
 	if j.Args == nil {
 		j.Args = []string{}
+	}
+	x, err := slice.ParseExecSlice(h)
+	if err != nil {
+		return err
+	}
+	if x != nil {
+		j.ExecutionSlice = &execSliceJSON{Of: x.Of, Criterion: x.Criterion, Options: x.Options,
+			Instructions: x.Instances, KeptInstructions: x.Kept, SliceInstructions: x.Members,
+			InstructionFrac: percent(x.Kept, x.Instances) / 100, Events: x.Events, EventFrac: percent(s.Events, x.Events) / 100}
 	}
 	if s.Regions > 0 {
 		j.Regions = &regionsJSON{Count: s.Regions, Events: s.RegionEvents, RunEvents: s.RunEvents,

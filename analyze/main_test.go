@@ -261,7 +261,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"dump", "good.trace", "--from"}, "analyze: flag needs an argument: --from" + hint("dump")},
 		{[]string{"info", "--format", "yaml", "good.trace"}, "analyze: unknown --format \"yaml\" (want text or json)" + hint("info")},
 		{[]string{"dump", "--format", "csv", "good.trace"}, "analyze: unknown --format \"csv\" (want json or text)" + hint("dump")},
-		{[]string{"dump", "--kind", "load,lod", "good.trace"}, "analyze: unknown event kind \"lod\" in --kind (valid kinds: block, load, store, derive, call, return, syscall, thread-create, thread-exit, thread-switch, signal, client-request, exit, alter, region, memory, registers, syscall-path, input)" + hint("dump")},
+		{[]string{"dump", "--kind", "load,lod", "good.trace"}, "analyze: unknown event kind \"lod\" in --kind (valid kinds: block, load, store, derive, call, return, syscall, thread-create, thread-exit, thread-switch, signal, client-request, exit, alter, region, memory, registers, syscall-path, input, excluded, inject, clobber, control, pair)" + hint("dump")},
 		{[]string{"dump", "--kind", "", "good.trace"}, "analyze: --kind needs at least one event kind" + hint("dump")},
 		{[]string{"dump", "--thread", "0", "good.trace"}, "analyze: --thread 0: thread ids start at 1" + hint("dump")},
 		{[]string{"dump", "--from", "9", "--to", "3", "good.trace"}, "analyze: --to 3 is before --from 9" + hint("dump")},

@@ -13,6 +13,7 @@ import (
 	"github.com/mgtrace/mgtrace/internal/term"
 	"github.com/mgtrace/mgtrace/schema"
 	"github.com/mgtrace/mgtrace/slice"
+	"github.com/mgtrace/mgtrace/slice/execslice"
 )
 
 const sliceHelp = `
@@ -50,6 +51,20 @@ threads' instances are written. --region limits how far back the slice
 goes: the instances before FROM are not searched, so dependences on them
 are cut.
 
+An execution slice (--reduced-trace OUT.trace; Yan Wang's dissertation,
+"Dynamic Analysis Techniques for Effective and Efficient Debugging", UC
+Riverside, 2014, section 5.3) is a trace that keeps the slice's instances
+(and, unless --reduced-skeleton=false, every call, return and system call)
+and replaces each excluded run of a thread with one record of what it left
+changed: the registers it wrote and the memory, with the values it left.
+Every analysis reads it; analyze info says what it is and how much of the
+original it keeps. Sliced without --criterion, an execution slice is sliced
+from the criterion it was cut for, with the slicing options it was cut with
+(--data-only, --no-address, --depth, --prune-save-restore; analyze info
+lists them), which gives the original's slice. With --reduced-trace the
+slice itself is written only with -o; otherwise a line says what the
+execution slice keeps.
+
 Exit status 0 when the slice was written, 2 for usage or input errors (no
 such line, a run that did not crash for crash, a corrupt trace). A trace cut
 short is sliced up to the cut, with a warning.`
@@ -64,12 +79,14 @@ type sliceFlags struct {
 	maxInstances                 int
 	stats, full                  bool
 	format, output               string
+	reduced                      string
+	skeleton                     bool
 }
 
 // sliceSetup defines the flags of analyze slice.
 func sliceSetup(fs *pflag.FlagSet) func(*env, []string) error {
 	f := &sliceFlags{}
-	fs.StringVar(&f.criterion, "criterion", "", "slice from `C`: FILE:LINE[#K], seq:N or crash (required)")
+	fs.StringVar(&f.criterion, "criterion", "", "slice from `C`: FILE:LINE[#K], seq:N or crash (required, but for an execution slice: its own criterion)")
 	fs.StringVar(&f.addr, "addr", "", "narrow the criterion to the memory at `ADDR[:SIZE]` (hex 0x... or decimal; SIZE in bytes, default 8)")
 	fs.StringVar(&f.reg, "reg", "", "narrow the criterion to register `REG` (rax..r15, eax, al, xmm0..xmm15, rflags) of the criterion's thread")
 	fs.StringVar(&f.algorithm, "algorithm", "improved", "`ALG`: improved (filtered, indexed; Singh's dissertation Algorithm 5) or baseline (the list scan of Algorithm 4, for comparison)")
@@ -84,6 +101,8 @@ func sliceSetup(fs *pflag.FlagSet) func(*env, []string) error {
 	fs.BoolVar(&f.full, "full", false, "with --format text, list every instance where it ran: the loader's and the C library's by function, not squashed into the program's call sites")
 	fs.StringVar(&f.format, "format", "arrow", "`FORMAT` of the output: arrow (Arrow IPC file), parquet, or text (source lines with counts)")
 	fs.StringVarP(&f.output, "output", "o", "", "write the output to `FILE` instead of stdout")
+	fs.StringVar(&f.reduced, "reduced-trace", "", "write the execution slice to `OUT.trace`: a trace of the slice's instances, each excluded run of a thread replaced by the registers and memory it left changed")
+	fs.BoolVar(&f.skeleton, "reduced-skeleton", true, "with --reduced-trace, keep every call, return and system call instance too (the call stacks analyze mg and the text view follow)")
 	return func(e *env, args []string) error { return runSlice(e, f, args) }
 }
 
@@ -95,9 +114,15 @@ func runSlice(e *env, f *sliceFlags, args []string) error {
 	if f.full && f.format != "text" {
 		return usagef("--full applies to --format text: the %s table always holds the full slice", f.format)
 	}
-	crit, err := parseCriterion(f.criterion, f.addr, f.reg)
-	if err != nil {
-		return err
+	var crit slice.Criterion
+	if f.criterion != "" {
+		c, err := parseCriterion(f.criterion, f.addr, f.reg)
+		if err != nil {
+			return err
+		}
+		crit = c
+	} else if f.addr != "" || f.reg != "" {
+		return usagef("--addr and --reg narrow a --criterion: give one")
 	}
 	var alg slice.Algorithm
 	switch f.algorithm {
@@ -118,7 +143,8 @@ func runSlice(e *env, f *sliceFlags, args []string) error {
 	if err != nil {
 		return err
 	}
-	if f.format != "text" && (f.output == "" || f.output == "-") && term.IsTerminal(e.stdout) {
+	writeTable := f.reduced == "" || f.output != ""
+	if writeTable && f.format != "text" && (f.output == "" || f.output == "-") && term.IsTerminal(e.stdout) {
 		return usagef("--format %s is binary: give -o FILE, or --format text", f.format)
 	}
 	tracePath, r, err := openTrace(args)
@@ -149,7 +175,15 @@ func runSlice(e *env, f *sliceFlags, args []string) error {
 	if run.Truncated() {
 		warnTruncated(e.stderr, tracePath, r.End(), "the slice covers the events before the cut")
 	}
-	point, err := run.Resolve(crit)
+	var point slice.Point
+	switch {
+	case f.criterion != "":
+		point, err = run.Resolve(crit)
+	case run.ExecSlice != nil:
+		point, err = run.SavedCriterion()
+	default:
+		err = usagef("missing --criterion (FILE:LINE[#K], seq:N or crash)")
+	}
 	if err != nil {
 		return err
 	}
@@ -160,6 +194,15 @@ func runSlice(e *env, f *sliceFlags, args []string) error {
 	}
 	if sopt.From, err = run.RegionStart(from); err != nil {
 		return err
+	}
+	if x := run.ExecSlice; x != nil && f.criterion == "" {
+		// Its own criterion, with the options it was cut with.
+		if !from.Set {
+			sopt.From = x.From
+		}
+		if err := savedOptions(&sopt, x.Options); err != nil {
+			return err
+		}
 	}
 	if err := run.CheckRegionEnd(point, to); err != nil {
 		return err
@@ -173,14 +216,24 @@ func runSlice(e *env, f *sliceFlags, args []string) error {
 	for i, t := range f.threads {
 		keep[i] = schema.ThreadID(t)
 	}
-	if err := writeSlice(e, f, res, keep); err != nil {
-		return err
+	if writeTable {
+		if err := writeSlice(e, f, res, keep); err != nil {
+			return err
+		}
+	}
+	if f.reduced != "" {
+		if err := writeReduced(e, f, tracePath, res, sopt.From); err != nil {
+			return err
+		}
 	}
 	if f.stats {
 		st := res.Stats
 		fmt.Fprintf(e.stderr, "analyze: slice: %d instances read in %v; %s traversal %v: visited %d, tested %d, largest dependency list %d, save/restore pairs %d (bypassed %d); slice %d instances\n",
 			run.Instances(), loaded.Sub(start).Round(time.Millisecond), res.Algorithm, sliced.Sub(loaded).Round(time.Millisecond),
 			st.Visited, st.Processed, st.MaxList, run.Pairs(), st.Bypassed, len(res.Members))
+		if run.ExecSlice != nil {
+			fmt.Fprintf(e.stderr, "analyze: slice: %d uses reached an excluded run of the execution slice\n", st.Excluded)
+		}
 	}
 	if n := run.Undecoded(); n > 0 {
 		fmt.Fprintf(e.stderr, "analyze: warning: %d instructions could not be decoded; their register dependences are missing\n", n)
@@ -330,4 +383,88 @@ func (m *memFile) Seek(offset int64, whence int) (int64, error) {
 	}
 	m.off = offset
 	return offset, nil
+}
+
+// writeReduced writes the execution slice of res to f.reduced, from a
+// second read of the trace at tracePath.
+func writeReduced(e *env, f *sliceFlags, tracePath string, res *slice.Result, from uint32) error {
+	tr, err := schema.Open(tracePath)
+	if err != nil {
+		return err
+	}
+	defer tr.Close()
+	file, err := os.Create(f.reduced)
+	if err != nil {
+		return fmt.Errorf("create execution slice: %w", err)
+	}
+	opt := execslice.Options{Skeleton: f.skeleton, Pairs: f.prune, Of: tracePath, From: from, SliceOptions: sliceOptionFlags(f)}
+	st, err := execslice.Write(file, tr, res, opt)
+	if cerr := file.Close(); err == nil && cerr != nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(f.reduced)
+		return fmt.Errorf("write %s: %w", f.reduced, err)
+	}
+	w := e.stderr
+	if f.output == "" {
+		w = e.stdout
+	}
+	fmt.Fprintf(w, "execution slice %s: %d of %d instructions (%.1f%%; %d in the slice), %d of %d events (%.1f%%), %d excluded runs\n",
+		oneLine(f.reduced), st.Kept, st.Instances, percent(st.Kept, st.Instances), st.Members,
+		st.Events, st.OrigEvents, percent(st.Events, st.OrigEvents), st.Runs)
+	return nil
+}
+
+// savedOptions adds an execution slice's slicing options (its header's
+// flags, as sliceOptionFlags wrote them) to opt.
+func savedOptions(opt *slice.Options, flags string) error {
+	fs := strings.Fields(flags)
+	for k := 0; k < len(fs); k++ {
+		switch fs[k] {
+		case "--data-only":
+			opt.DataOnly = true
+		case "--no-address":
+			opt.NoAddress = true
+		case "--prune-save-restore":
+			opt.PruneSaveRestore = true
+		case "--depth", "--region":
+			k++
+			if k == len(fs) {
+				return fmt.Errorf("execution slice: its options %q end early", flags)
+			}
+			if fs[k-1] == "--depth" && opt.MaxDepth == 0 {
+				n, err := strconv.Atoi(fs[k])
+				if err != nil || n < 0 {
+					return fmt.Errorf("execution slice: its options %q have a bad depth", flags)
+				}
+				opt.MaxDepth = n
+			}
+		default:
+			return fmt.Errorf("execution slice: its options %q hold an unknown flag %q", flags, fs[k])
+		}
+	}
+	return nil
+}
+
+// sliceOptionFlags returns the slicing flags given that change the slice,
+// for the execution slice's header.
+func sliceOptionFlags(f *sliceFlags) string {
+	var fl []string
+	if f.dataOnly {
+		fl = append(fl, "--data-only")
+	}
+	if f.noAddress {
+		fl = append(fl, "--no-address")
+	}
+	if f.prune {
+		fl = append(fl, "--prune-save-restore")
+	}
+	if f.depth > 0 {
+		fl = append(fl, fmt.Sprintf("--depth %d", f.depth))
+	}
+	if f.region != "" {
+		fl = append(fl, "--region "+f.region)
+	}
+	return strings.Join(fl, " ")
 }

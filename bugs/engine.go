@@ -307,6 +307,8 @@ func (e *engine) Event(ev *schema.Event) error {
 		e.region(ev)
 	case schema.KindMemory:
 		e.memoryAt(ev)
+	case schema.KindExcluded, schema.KindInject, schema.KindClobber:
+		e.excluded(ev)
 	case schema.KindCall, schema.KindReturn, schema.KindSyscall:
 		if e.outside {
 			e.outsideCall(ev)
@@ -349,6 +351,41 @@ func (e *engine) memoryAt(ev *schema.Event) {
 	}
 	for a := ev.Addr &^ 7; a < ev.Addr+n; a += 8 {
 		e.mem.store(a, shadow{})
+	}
+}
+
+// excluded takes in an execution slice's excluded run (EXCLUDED) and the
+// memory it left changed (INJECT, with values; CLOBBER, without): the
+// registers and bytes are defined, of unknown origin, as at a region's
+// start.
+func (e *engine) excluded(ev *schema.Event) {
+	switch ev.Kind {
+	case schema.KindExcluded:
+		th := e.thread(ev.Thread)
+		for r := 0; r < maxRegs; r++ {
+			if ev.Num&(1<<r) != 0 {
+				th.regs[r] = [4]shadow{}
+				th.und[r] = 0
+			}
+		}
+		th.lastJump, th.tailFree = false, false
+	case schema.KindInject, schema.KindClobber:
+		n := uint64(ev.Size)
+		if ev.Kind == schema.KindClobber {
+			n = uint64(ev.Count)
+		} else if n == 0 || n > 8 && uint64(len(ev.Data)) < n {
+			return
+		} else {
+			e.mem.storeValue(ev.Addr, ev.Size, ev.Value, ev.Data)
+		}
+		for a := ev.Addr; a < ev.Addr+n; {
+			k := uint32(min(32, ev.Addr+n-a))
+			e.mem.define(a, k, 0)
+			a += uint64(k)
+		}
+		for a := ev.Addr &^ 7; a < ev.Addr+n; a += 8 {
+			e.mem.store(a, shadow{})
+		}
 	}
 }
 

@@ -273,6 +273,12 @@ func (b *Builder) Add(ev *schema.Event) error {
 	case schema.KindRegion:
 		b.region(ev)
 	case schema.KindMemory:
+		if b.g.Regions == nil {
+			b.g.Regions = []Region{} // a MEMORY event makes it a region trace
+		}
+		b.memory(ev)
+	case schema.KindInject:
+		// An execution slice's excluded run left these bytes changed.
 		b.memory(ev)
 	}
 	return b.err
@@ -297,8 +303,9 @@ func (b *Builder) region(ev *schema.Event) {
 	b.lastCall = 0
 }
 
-// memory takes in a MEMORY event of a region trace's start: the contents
-// of memory then, as if stored before the region by no statement (pc 0).
+// memory takes in a MEMORY event of a region trace's start (the contents
+// of memory then), or an INJECT event of an execution slice (what an
+// excluded run left there): as if stored by no statement (pc 0).
 // Each aligned 8-byte word (or the part of one the event covers) that
 // lies in the heap becomes an edge: a pointer edge when the whole word
 // holds a heap address, a data edge otherwise, as a store's words do.
@@ -313,9 +320,6 @@ func (b *Builder) memory(ev *schema.Event) {
 	}
 	if uint64(len(data)) < n {
 		return // a malformed event: nothing to take in
-	}
-	if b.g.Regions == nil {
-		b.g.Regions = []Region{} // a MEMORY event makes it a region trace
 	}
 	for off := uint64(0); off < n; {
 		a := ev.Addr + off

@@ -150,7 +150,7 @@ const (
 // addrChain returns the delta chain of an event's address.
 func addrChain(k Kind, baseReg Reg) int {
 	switch k {
-	case KindCall, KindReturn:
+	case KindCall, KindReturn, KindExcluded:
 		return codeChain
 	case KindLoad, KindStore, KindDerive:
 		return int(baseReg & maxReg)

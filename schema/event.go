@@ -31,8 +31,16 @@ const (
 	KindSyscallPath   = Kind(tracepb.EventKind_SYSCALL_PATH)
 	KindInput         = Kind(tracepb.EventKind_INPUT)
 
-	// NumKinds is one more than the largest valid Kind.
-	NumKinds = KindInput + 1
+	// The kinds of an execution slice (slice/execslice).
+	KindExcluded = Kind(tracepb.EventKind_EXCLUDED)
+	KindInject   = Kind(tracepb.EventKind_INJECT)
+	KindClobber  = Kind(tracepb.EventKind_CLOBBER)
+	KindControl  = Kind(tracepb.EventKind_CONTROL)
+	KindPair     = Kind(tracepb.EventKind_PAIR)
+
+	// NumKinds is one more than the largest valid Kind. Not every kind
+	// below it is valid: Valid says which.
+	NumKinds = KindPair + 1
 )
 
 var kindNames = [NumKinds]string{
@@ -55,10 +63,15 @@ var kindNames = [NumKinds]string{
 	KindRegisters:     "registers",
 	KindSyscallPath:   "syscall-path",
 	KindInput:         "input",
+	KindExcluded:      "excluded",
+	KindInject:        "inject",
+	KindClobber:       "clobber",
+	KindControl:       "control",
+	KindPair:          "pair",
 }
 
 // Valid reports whether k is a kind a trace may contain.
-func (k Kind) Valid() bool { return k > 0 && k < NumKinds }
+func (k Kind) Valid() bool { return k > 0 && k < NumKinds && kindNames[k] != "" }
 
 // String returns the kind's name as used on the command line ("load").
 func (k Kind) String() string {
@@ -71,7 +84,7 @@ func (k Kind) String() string {
 // ParseKind returns the kind named s (as printed by Kind.String).
 func ParseKind(s string) (Kind, error) {
 	for k := Kind(1); k < NumKinds; k++ {
-		if kindNames[k] == s {
+		if k.Valid() && kindNames[k] == s {
 			return k, nil
 		}
 	}
@@ -82,7 +95,9 @@ func ParseKind(s string) (Kind, error) {
 func Kinds() []Kind {
 	ks := make([]Kind, 0, NumKinds-1)
 	for k := Kind(1); k < NumKinds; k++ {
-		ks = append(ks, k)
+		if k.Valid() {
+			ks = append(ks, k)
+		}
 	}
 	return ks
 }
@@ -195,6 +210,11 @@ var kindFields = [NumKinds]uint16{
 	KindRegisters:     fNum | fCount | fSize | fValue,
 	KindSyscallPath:   fName,
 	KindInput:         fAddr | fSize | fValue | fNum,
+	KindExcluded:      fPC | fAddr | fCount | fNum,
+	KindInject:        fAddr | fSize | fValue,
+	KindClobber:       fAddr | fCount,
+	KindControl:       fPC | fCount,
+	KindPair:          fPC | fCount | fNum,
 }
 
 // maxSize returns the largest size an event of kind k may have (k uses

@@ -325,6 +325,20 @@ func kindEvents(k schema.Kind) []schema.Event {
 			if i == 2 {
 				ev.Num, ev.Value, ev.Data = 0, 0, nil
 			}
+		case schema.KindExcluded:
+			ev.PC, ev.Addr, ev.Count, ev.Num = 0x40_1020, 0x40_1040+i, uint32(10+i), 0x3f
+		case schema.KindInject:
+			ev.Addr, ev.Size, ev.Value = 0x5555_5556_0000+64*i, 8, 0x5555_5556_0040
+			if i == 1 {
+				ev.Size, ev.Data = 16, []byte("0123456789abcdef")
+				ev.Value = 0x3736353433323130
+			}
+		case schema.KindClobber:
+			ev.Addr, ev.Count = 0x5555_5557_0000+4096*i, 4096
+		case schema.KindControl:
+			ev.PC, ev.Count = 0x40_1030+4*i, uint32(i)
+		case schema.KindPair:
+			ev.PC, ev.Count, ev.Num = 0x40_1040+4*i, uint32(5+i), 6
 		}
 		evs = append(evs, ev)
 	}

@@ -100,7 +100,7 @@ func TestWireCompatible(t *testing.T) {
 				wantPC++
 			}
 			switch ev.Kind {
-			case schema.KindMemory, schema.KindRegisters, schema.KindInput:
+			case schema.KindMemory, schema.KindRegisters, schema.KindInput, schema.KindInject:
 				wantSize++
 				sizes = append(sizes, uint64(ev.Size))
 			case schema.KindLoad, schema.KindStore:

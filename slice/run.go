@@ -2,6 +2,7 @@ package slice
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/mgtrace/mgtrace/schema"
@@ -93,6 +94,12 @@ type Run struct {
 	// order; nil for a whole trace. A slice stops at the start of the
 	// region its criterion lies in.
 	Regions []Region
+	// ExecSlice describes the trace when it is an execution slice (nil
+	// otherwise): its instances' control-dependence parents come from its
+	// CONTROL events, and its excluded runs' effects (effects) define
+	// what they left changed without an instance.
+	ExecSlice *ExecSlice
+	effects   []effect
 
 	// eventInst maps the sequence numbers LoadOptions.Events asked for to
 	// the instances that made those events.
@@ -151,6 +158,11 @@ type threadState struct {
 	block  uint64       // the event that holds the thread's latest instance
 	last   *walk.Static // the instruction of that instance, nil before the first
 	frames []saveFrame
+	// insts are the thread's instances, in an execution slice (for its
+	// CONTROL events), and parent the control-dependence parent the last
+	// CONTROL event gave (-1: none).
+	insts  []uint32
+	parent int32
 }
 
 // saveFrame is one function invocation, for finding save/restore pairs.
@@ -222,6 +234,11 @@ func Load(tr *schema.Reader, opt LoadOptions) (*Run, error) {
 		}
 	}
 	l.fault.inst, l.lastSignal.inst = -1, -1
+	x, err := ParseExecSlice(tr.Header())
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", r.Name, err)
+	}
+	r.ExecSlice = x
 	r.acc = make([]access, 0, accHint(tr.Footer()))
 	dec := walk.NewDecoder(r.Tables)
 	st, err := walk.WalkWith(tr, dec, l, walk.Options{Progress: opt.Progress})
@@ -233,7 +250,21 @@ func Load(tr *schema.Reader, opt LoadOptions) (*Run, error) {
 	if l.exitSignal != 0 && l.lastSignal.num == l.exitSignal {
 		r.Crash, r.CrashSignal = l.lastSignal.inst, l.exitSignal
 	}
-	r.control()
+	if x == nil {
+		r.control()
+	} else {
+		// The parents came with the instances; the stacks were
+		// estimated in the whole run.
+		for t, rng := range x.Stacks {
+			if ti, ok := r.tindex[t]; ok {
+				s := &r.stack[ti]
+				if s.hi == 0 || rng[0] < s.lo {
+					s.lo = rng[0]
+				}
+				s.hi = max(s.hi, rng[1])
+			}
+		}
+	}
 	return r, nil
 }
 
@@ -268,7 +299,7 @@ func (l *loader) state(t schema.ThreadID) (uint32, *threadState) {
 		i = uint32(len(r.Threads))
 		r.tindex[t] = i
 		r.Threads = append(r.Threads, t)
-		l.ts = append(l.ts, &threadState{frames: []saveFrame{{}}})
+		l.ts = append(l.ts, &threadState{frames: []saveFrame{{}}, parent: -1})
 		r.stack = append(r.stack, stackRange{})
 	}
 	l.lastTID, l.lastTI, l.haveTI = t, i, true
@@ -301,6 +332,20 @@ func (l *loader) Instance(in *walk.Instance) error {
 	r.sid = append(r.sid, s.ID)
 	r.thread = append(r.thread, ti)
 	r.seq = append(r.seq, in.Seq)
+	if r.ExecSlice != nil {
+		if in.HasControl {
+			st.parent = -1
+			if c := int(in.Control); c > 0 && c <= len(st.insts) {
+				st.parent = int32(st.insts[len(st.insts)-c])
+			}
+		}
+		r.cd = append(r.cd, st.parent)
+		if c := int(in.PairCount); c > 0 && c <= len(st.insts) {
+			r.pairs[i] = st.insts[len(st.insts)-c]
+			r.pairReg[i] = in.PairReg
+		}
+		st.insts = append(st.insts, i)
+	}
 	l.frameStep(st, s)
 	if l.want != nil {
 		// A BLOCK asked for is its last instance.
@@ -325,7 +370,10 @@ func (l *loader) Instance(in *walk.Instance) error {
 				sr.hi = a.Addr
 			}
 		}
-		l.saveRestore(st, i, s, a)
+		if r.ExecSlice == nil {
+			// (An execution slice carries its pairs: PAIR events.)
+			l.saveRestore(st, i, s, a)
+		}
 	}
 	if ev := in.Event; ev != nil {
 		if l.want != nil {
@@ -372,6 +420,18 @@ func (l *loader) Event(ev *schema.Event) error {
 		l.state(ev.TID)
 	case schema.KindExit:
 		l.exitSignal = ev.Num
+	case schema.KindExcluded:
+		ti, _ := l.state(ev.Thread)
+		r.effects = append(r.effects, effect{at: uint32(len(r.sid)), thread: ti, regs: ev.Num})
+	case schema.KindInject, schema.KindClobber:
+		n := uint64(ev.Size)
+		if ev.Kind == schema.KindClobber {
+			n = uint64(ev.Count)
+		}
+		if k := len(r.effects); k > 0 && n > 0 {
+			e := &r.effects[k-1]
+			e.mem = append(e.mem, interval{ev.Addr, ev.Addr + n})
+		}
 	case schema.KindRegion:
 		if ev.Num != 1 {
 			break
@@ -460,6 +520,25 @@ func (r *Run) closeFrame(f *saveFrame) {
 
 // Pairs returns the number of verified save/restore pairs.
 func (r *Run) Pairs() int { return len(r.pairs) }
+
+// SaveOf returns the save instance and the register of the verified
+// save/restore pair whose restore is instance i; ok is false when i is
+// no verified restore.
+func (r *Run) SaveOf(i uint32) (save uint32, reg tracepb.Register, ok bool) {
+	save, ok = r.pairs[i]
+	return save, r.pairReg[i], ok
+}
+
+// Restores returns the restore instances of the verified save/restore
+// pairs, in order.
+func (r *Run) Restores() []uint32 {
+	out := make([]uint32, 0, len(r.pairs))
+	for i := range r.pairs {
+		out = append(out, i)
+	}
+	slices.Sort(out)
+	return out
+}
 
 // StaticOf returns the instruction that instance i executed.
 func (r *Run) StaticOf(i uint32) *Static { return r.Statics[r.sid[i]] }

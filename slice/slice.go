@@ -117,6 +117,11 @@ type Stats struct {
 	Processed int // instances given the full test
 	MaxList   int // largest dependency list
 	Bypassed  int // save/restore pairs bypassed
+	// Excluded counts the uses whose value an execution slice's excluded
+	// run defined (Run.ExecSlice): no instance of the trace defined it,
+	// so the dependence ends there. Slicing an execution slice from its
+	// own criterion never meets one.
+	Excluded int
 }
 
 const noDepth = math.MaxInt32
@@ -230,6 +235,7 @@ func tracked(r int) bool {
 func (sl *slicer) run(last uint32) error {
 	r := sl.r
 	ai := sort.Search(len(r.acc), func(k int) bool { return r.acc[k].inst > last }) - 1
+	ei := sort.Search(len(r.effects), func(k int) bool { return r.effects[k].at > last }) - 1
 	for i := int64(last); i >= int64(sl.opt.From); i-- {
 		ii := uint32(i)
 		if ii&0xffff == 0 {
@@ -245,6 +251,10 @@ func (sl *slicer) run(last uint32) error {
 		}
 		accs := r.acc[ai+1 : hiA+1]
 		sl.visit(ii, accs)
+		for ei >= 0 && r.effects[ei].at == ii {
+			sl.excluded(&r.effects[ei])
+			ei--
+		}
 		if sus, ok := sl.suspended[ii]; ok {
 			for _, s := range sus {
 				for _, u := range s.users {
@@ -356,6 +366,20 @@ func (sl *slicer) visit(i uint32, accs []access) {
 	}
 	sl.member[i/64] |= 1 << (i % 64)
 	sl.addUses(i, t, st, accs)
+}
+
+// excluded takes in an execution slice's excluded run: what it left
+// changed is defined there, by no instance.
+func (sl *slicer) excluded(e *effect) {
+	for d := e.regs; d != 0; d &= d - 1 {
+		reg := trailing(d)
+		if tracked(reg) {
+			sl.deps.killReg(e.thread, uint8(reg), func(int64) { sl.stats.Excluded++ })
+		}
+	}
+	for _, m := range e.mem {
+		sl.deps.killMem(m.lo, m.hi-m.lo, func(int64, uint64, uint64) { sl.stats.Excluded++ })
+	}
 }
 
 // controlHit says whether some member is control dependent on instance i.

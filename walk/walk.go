@@ -21,6 +21,17 @@
 // have no instruction to belong to, go to Visitor.Event and are counted in
 // Stats.Outside, not Stats.Unplaced. REGION, MEMORY and REGISTERS events
 // go to Visitor.Event.
+//
+// # Execution slices
+//
+// In an execution slice (schema.IsExecutionSlice: a trace analyze slice
+// --reduced-trace wrote) every event of a thread after a BLOCK's own
+// events comes after the block's instructions ran: Walk visits the
+// pending block before any other event of the thread, places a SIGNAL
+// only on an instruction of the block, and gives each instance its
+// CONTROL event's count (Instance.Control) and its PAIR event's
+// (Instance.PairCount, PairReg). EXCLUDED, INJECT and CLOBBER
+// events go to Visitor.Event after the instances before them.
 package walk
 
 import (
@@ -159,6 +170,17 @@ type Instance struct {
 	// Fault is the SIGNAL event when the instruction faulted (it did not
 	// complete: its access did not happen), nil otherwise.
 	Fault *schema.Event
+	// Control is, in an execution slice, the count of the instance's
+	// CONTROL event when it has one (HasControl): from this instance on,
+	// the thread's instances are control dependent on its instance
+	// Control instances before this one (0: on none).
+	Control    uint32
+	HasControl bool
+	// PairCount and PairReg are, in an execution slice, the instance's
+	// PAIR event when it has one (PairCount > 0): it restores register
+	// PairReg, saved by the thread's instance PairCount instances before.
+	PairCount uint32
+	PairReg   tracepb.Register
 }
 
 // Visitor receives a walk's instances and other events in global order.
@@ -215,6 +237,10 @@ type walker struct {
 	stats   Stats
 	fault   schema.Event
 	outside bool // between regions of a region trace
+	// xslice: the trace is an execution slice (schema.IsExecutionSlice):
+	// one instruction per BLOCK, and every other event of a thread comes
+	// after the instruction before it ran.
+	xslice bool
 }
 
 // Walk reads every event of tr and hands the visitor the instruction
@@ -230,6 +256,7 @@ func Walk(tr *schema.Reader, v Visitor, opt Options) (Stats, error) {
 func WalkWith(tr *schema.Reader, dec *Decoder, v Visitor, opt Options) (Stats, error) {
 	w := &walker{tr: tr, v: v, dec: dec, threads: make(map[schema.ThreadID]*pending)}
 	w.outside = HasRegions(tr.Footer())
+	w.xslice = schema.IsExecutionSlice(tr.Header())
 	return w.run(opt)
 }
 
@@ -355,6 +382,50 @@ func (w *walker) event(ev *schema.Event) error {
 		return nil
 	case schema.KindDerive:
 		return nil // the instance's registers say as much
+	case schema.KindControl:
+		// An execution slice's control-dependence parent, from the
+		// instance at pc on.
+		p, err := w.thread(ev.Thread)
+		if err != nil {
+			return err
+		}
+		ok, err := w.place(p, ev.PC)
+		if err != nil || !ok {
+			if !ok {
+				w.stats.Unplaced++
+			}
+			return err
+		}
+		p.in.Control, p.in.HasControl = ev.Count, true
+		return nil
+	case schema.KindPair:
+		// An execution slice's save/restore pair, at its restore.
+		p, err := w.thread(ev.Thread)
+		if err != nil {
+			return err
+		}
+		ok, err := w.place(p, ev.PC)
+		if err != nil || !ok {
+			if !ok {
+				w.stats.Unplaced++
+			}
+			return err
+		}
+		if ev.Num < 64 {
+			p.in.PairCount, p.in.PairReg = ev.Count, tracepb.Register(ev.Num)
+		}
+		return nil
+	case schema.KindExcluded, schema.KindInject, schema.KindClobber:
+		// An excluded run's side effects come after the instance before
+		// them.
+		p, err := w.thread(ev.Thread)
+		if err != nil {
+			return err
+		}
+		if err := w.flush(p, len(p.statics)); err != nil {
+			return err
+		}
+		return w.v.Event(ev)
 	case schema.KindCall, schema.KindReturn, schema.KindSyscall:
 		p, err := w.thread(ev.Thread)
 		if err != nil {
@@ -418,9 +489,14 @@ func (w *walker) event(ev *schema.Event) error {
 	default:
 		// Thread creation (inside the clone syscall's block), exits,
 		// client requests and anything newer: after the instructions
-		// before it when its pc is in the current block.
+		// before it when its pc is in the current block (in an execution
+		// slice, after the whole block: its one instruction ran before).
 		if p := w.threads[ev.Thread]; p != nil && p == w.last {
-			if i := p.find(ev.PC); i >= 0 {
+			if w.xslice {
+				if err := w.flush(p, len(p.statics)); err != nil {
+					return err
+				}
+			} else if i := p.find(ev.PC); i >= 0 {
 				if err := w.flush(p, i); err != nil {
 					return err
 				}
@@ -475,7 +551,9 @@ func (w *walker) place(p *pending, pc uint64) (bool, error) {
 // instructions from there to the faulting one are added when they run on
 // in address order.
 func (w *walker) placeSignal(p *pending, pc uint64, seq uint64) (bool, error) {
-	if ok, err := w.place(p, pc); ok || err != nil {
+	if ok, err := w.place(p, pc); ok || err != nil || w.xslice {
+		// (An execution slice holds a BLOCK for every instruction it
+		// keeps: one that is not there was left out.)
 		return ok, err
 	}
 	if ok, err := w.extendTo(p, pc); ok || err != nil {
@@ -541,6 +619,8 @@ func (w *walker) flush(p *pending, end int) error {
 		w.stats.Instances++
 		err := w.v.Instance(&p.in)
 		p.in.Acc, p.in.Event, p.in.Fault, p.data = p.in.Acc[:0], nil, nil, p.data[:0]
+		p.in.Control, p.in.HasControl = 0, false
+		p.in.PairCount, p.in.PairReg = 0, 0
 		p.next++
 		p.open = false
 		if err != nil {

@@ -114,7 +114,10 @@ const (
 	// holding consecutive registers from Register number `num` on (8 bytes
 	// each for RAX..GS_BASE, 16 for XMM0..XMM15). Fields: count (the thread
 	// whose registers these are, which need not be the running one), num,
-	// size, value (the low 8 bytes), data (all bytes, when size > 8).
+	// size, value (the low 8 bytes), data (all bytes, when size > 8). In an
+	// execution slice, REGISTERS events also follow an EXCLUDED event: the
+	// values the excluded run left in registers it wrote, where the trace
+	// says them.
 	EventKind_REGISTERS EventKind = 17
 	// The path a system call named (open, openat, creat, openat2): it
 	// follows the call's SYSCALL event on the same thread. Fields: name (the
@@ -129,6 +132,42 @@ const (
 	// reached), value (the low 8 bytes, 0 when num is 0), data (all bytes,
 	// when num is 1 and size > 8).
 	EventKind_INPUT EventKind = 19
+	// Kinds 20 to 24 appear only in an execution slice (analyze slice
+	// --reduced-trace; docs/slice.md): a trace that keeps a slice's
+	// instruction instances and replaces each excluded run of a thread's
+	// instances with an EXCLUDED event and the INJECT and CLOBBER events
+	// after it (its side effects).
+	//
+	// EXCLUDED: a run of the running thread's instruction instances that
+	// the execution slice left out ends here. Fields: pc (the run's first
+	// instruction), addr (its last instruction), count (instances left
+	// out), num (the registers the run wrote: bit n is Register n; the
+	// REGISTERS events after it give their values where the trace says
+	// them).
+	EventKind_EXCLUDED EventKind = 20
+	// INJECT: memory the excluded run before it (the latest EXCLUDED of the
+	// running thread) left changed, with the values it left: `size` bytes
+	// (1..64) at addr, as if stored there by no instruction. Fields: addr,
+	// size, value (the low 8 bytes), data (all bytes, when size > 8).
+	EventKind_INJECT EventKind = 21
+	// CLOBBER: memory the excluded run before it left changed whose values
+	// the trace does not hold (a system call's output): `count` bytes at
+	// addr. Fields: addr, count.
+	EventKind_CLOBBER EventKind = 22
+	// CONTROL: from the running thread's instance at `pc` (an instruction
+	// of its latest BLOCK, placed as a LOAD's pc is) on, the thread's
+	// instances are control dependent on its instance `count` instances
+	// before that one (0: on none), as the slicer computed it in the
+	// original trace, until the thread's next CONTROL. Before its first
+	// CONTROL a thread's instances depend on none. Fields: pc, count.
+	EventKind_CONTROL EventKind = 23
+	// PAIR: in an execution slice, the running thread's instance at `pc`
+	// (an instruction of its latest BLOCK, placed as a LOAD's pc is) is a
+	// verified restore of register `num` (Wang's dissertation, section
+	// 5.4.2): it loads the value that the thread's instance `count`
+	// instances before it saved, in the same invocation, as the slicer
+	// found in the original trace. Fields: pc, count, num.
+	EventKind_PAIR EventKind = 24
 )
 
 // Enum value maps for EventKind.
@@ -154,6 +193,11 @@ var (
 		17: "REGISTERS",
 		18: "SYSCALL_PATH",
 		19: "INPUT",
+		20: "EXCLUDED",
+		21: "INJECT",
+		22: "CLOBBER",
+		23: "CONTROL",
+		24: "PAIR",
 	}
 	EventKind_value = map[string]int32{
 		"EVENT_KIND_UNSPECIFIED": 0,
@@ -176,6 +220,11 @@ var (
 		"REGISTERS":              17,
 		"SYSCALL_PATH":           18,
 		"INPUT":                  19,
+		"EXCLUDED":               20,
+		"INJECT":                 21,
+		"CLOBBER":                22,
+		"CONTROL":                23,
+		"PAIR":                   24,
 	}
 )
 
@@ -2009,7 +2058,7 @@ const file_trace_proto_rawDesc = "" +
 	"\x04code\x18\x02 \x01(\x05R\x04code\x12\x16\n" +
 	"\x06signal\x18\x03 \x01(\rR\x06signal\x12\x1f\n" +
 	"\vcore_dumped\x18\x04 \x01(\bR\n" +
-	"coreDumped*\xa6\x02\n" +
+	"coreDumped*\xe4\x02\n" +
 	"\tEventKind\x12\x1a\n" +
 	"\x16EVENT_KIND_UNSPECIFIED\x10\x00\x12\t\n" +
 	"\x05BLOCK\x10\x01\x12\b\n" +
@@ -2036,7 +2085,13 @@ const file_trace_proto_rawDesc = "" +
 	"\x06MEMORY\x10\x10\x12\r\n" +
 	"\tREGISTERS\x10\x11\x12\x10\n" +
 	"\fSYSCALL_PATH\x10\x12\x12\t\n" +
-	"\x05INPUT\x10\x13*B\n" +
+	"\x05INPUT\x10\x13\x12\f\n" +
+	"\bEXCLUDED\x10\x14\x12\n" +
+	"\n" +
+	"\x06INJECT\x10\x15\x12\v\n" +
+	"\aCLOBBER\x10\x16\x12\v\n" +
+	"\aCONTROL\x10\x17\x12\b\n" +
+	"\x04PAIR\x10\x18*B\n" +
 	"\n" +
 	"Alteration\x12\x1a\n" +
 	"\x16ALTERATION_UNSPECIFIED\x10\x00\x12\n" +

@@ -24,7 +24,8 @@ func RandomStream(rng *rand.Rand, n int) []schema.Event {
 	cur := schema.ThreadID(1)
 	names := []string{"qdtree", "list", "phase-1", "", "a name with spaces", "ünïcode"}
 	for i := 0; i < n; i++ {
-		k := schema.Kind(1 + rng.IntN(int(schema.NumKinds-1)))
+		kinds := schema.Kinds()
+		k := kinds[rng.IntN(len(kinds))]
 		if k == schema.KindExit && i != n-1 {
 			k = schema.KindBlock
 		}
@@ -132,6 +133,17 @@ func fill(rng *rand.Rand, ev *schema.Event, names []string) {
 			sizes = []uint32{schema.MaxInputSize} // the largest, now and then
 		}
 		randBytes(rng, ev, sizes)
+	case schema.KindExcluded:
+		ev.PC, ev.Addr, ev.Count, ev.Num = pc(), pc(), uint32(1+rng.IntN(1000)), rng.Uint64()
+	case schema.KindInject:
+		ev.Addr = randValue(rng)
+		randBytes(rng, ev, []uint32{8, 64, 16, 1, 3})
+	case schema.KindClobber:
+		ev.Addr, ev.Count = randValue(rng), uint32(1+rng.IntN(4096))
+	case schema.KindControl:
+		ev.PC, ev.Count = pc(), uint32(rng.IntN(100))
+	case schema.KindPair:
+		ev.PC, ev.Count, ev.Num = pc(), uint32(1+rng.IntN(100)), uint64(1+rng.IntN(16))
 	}
 }
 
