@@ -160,27 +160,11 @@ func runInputs(e *env, f *inputsFlags, args []string) error {
 		return err
 	}
 	defer r.Close()
-	prog := newProgress(e.stderr, tracePath, r.Size())
-	opt := slice.LoadOptions{MaxInstances: f.maxInstances}
-	if crit.Kind == slice.BySeq {
-		opt.Events = []uint64{crit.Seq}
-	}
-	if prog != nil {
-		total := int64(0)
-		if ft := r.Footer(); ft != nil {
-			total = int64(ft.EventCount)
-		}
-		opt.Progress = func(seq uint64) { prog.update(int64(seq), total) }
-	}
-	run, err := slice.Load(r, opt)
-	prog.clear()
+	run, err := loadRun(e, tracePath, r, crit, f.maxInstances, "the analysis covers the events before the cut")
 	if err != nil {
 		return err
 	}
 	loaded := time.Now()
-	if run.Truncated() {
-		warnTruncated(e.stderr, tracePath, r.End(), "the analysis covers the events before the cut")
-	}
 	point, err := run.Resolve(crit)
 	if err != nil {
 		return err

@@ -154,27 +154,11 @@ func runSlice(e *env, f *sliceFlags, args []string) error {
 	defer r.Close()
 
 	start := time.Now()
-	prog := newProgress(e.stderr, tracePath, r.Size())
-	opt := slice.LoadOptions{MaxInstances: f.maxInstances}
-	if crit.Kind == slice.BySeq {
-		opt.Events = []uint64{crit.Seq}
-	}
-	if prog != nil {
-		total := int64(0)
-		if ft := r.Footer(); ft != nil {
-			total = int64(ft.EventCount)
-		}
-		opt.Progress = func(seq uint64) { prog.update(int64(seq), total) }
-	}
-	run, err := slice.Load(r, opt)
-	prog.clear()
+	run, err := loadRun(e, tracePath, r, crit, f.maxInstances, "the slice covers the events before the cut")
 	if err != nil {
 		return err
 	}
 	loaded := time.Now()
-	if run.Truncated() {
-		warnTruncated(e.stderr, tracePath, r.End(), "the slice covers the events before the cut")
-	}
 	var point slice.Point
 	switch {
 	case f.criterion != "":
@@ -467,4 +451,31 @@ func sliceOptionFlags(f *sliceFlags) string {
 		fl = append(fl, "--region "+f.region)
 	}
 	return strings.Join(fl, " ")
+}
+
+// loadRun reads a trace for slicing (slice.Load) with a progress bar on a
+// terminal, keeping the event a seq:N criterion names; it warns, with
+// what, when the trace was cut short.
+func loadRun(e *env, tracePath string, r *schema.Reader, crit slice.Criterion, maxInstances int, what string) (*slice.Run, error) {
+	prog := newProgress(e.stderr, tracePath, r.Size())
+	opt := slice.LoadOptions{MaxInstances: maxInstances}
+	if crit.Kind == slice.BySeq {
+		opt.Events = []uint64{crit.Seq}
+	}
+	if prog != nil {
+		total := int64(0)
+		if ft := r.Footer(); ft != nil {
+			total = int64(ft.EventCount)
+		}
+		opt.Progress = func(seq uint64) { prog.update(int64(seq), total) }
+	}
+	run, err := slice.Load(r, opt)
+	prog.clear()
+	if err != nil {
+		return nil, err
+	}
+	if run.Truncated() {
+		warnTruncated(e.stderr, tracePath, r.End(), what)
+	}
+	return run, nil
 }
