@@ -785,7 +785,11 @@ func (e *engine) markFreed(id uint32, in *walk.Instance, stack []uint64, v Value
 // syscall applies a system call's modelled memory effects and runs the
 // use rules on the buffers it reads.
 func (e *engine) syscall(th *thread, in *walk.Instance, ev *schema.Event) {
-	for _, m := range walk.SyscallMemory(ev) {
+	mem := walk.SyscallMemory(ev)
+	if !walk.Modelled(ev.Num) {
+		mem = append(mem, in.Input...) // readv, recvmsg, ...: from INPUT events
+	}
+	for _, m := range mem {
 		if !m.Write {
 			if e.rules.has[pointUseI] && th.allocDepth == 0 {
 				for a := m.Addr; a < m.Addr+m.Size; a += 32 {

@@ -13,6 +13,7 @@ import (
 	"github.com/mgtrace/mgtrace/inputs"
 	"github.com/mgtrace/mgtrace/internal/testprog"
 	"github.com/mgtrace/mgtrace/schema"
+	"github.com/mgtrace/mgtrace/slice"
 )
 
 // fileData is the file testdata/programs/inputs/entities.c reads.
@@ -338,5 +339,49 @@ func TestReadOldTraces(t *testing.T) {
 	}
 	if reads == 0 {
 		t.Errorf("no read in any committed trace: the test shows nothing")
+	}
+}
+
+// TestSyscallDefinitions checks that the slicing engine takes every range
+// a read-like system call brought in, readv's and recvmsg's buffers
+// included (they come from the trace's INPUT events, not the call's
+// arguments), as a memory definition of that call's instance.
+func TestSyscallDefinitions(t *testing.T) {
+	trace := record(t)
+	e, _ := readTrace(t, trace)
+	tr, err := schema.Open(trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	run, err := slice.Load(tr, slice.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]int{}
+	for _, rg := range e.Ranges {
+		if rg.Syscall == "mmap" {
+			continue // a mapping is no write of the call
+		}
+		i, ok := run.SyscallInstance(rg.Seq)
+		if !ok {
+			t.Errorf("%s at event %d: no instance", rg.Syscall, rg.Seq)
+			continue
+		}
+		covered := false
+		for _, a := range run.Accesses(i, nil) {
+			if a.Write && a.Addr <= rg.Addr && rg.Addr+rg.Len <= a.Addr+a.Size {
+				covered = true
+			}
+		}
+		if !covered {
+			t.Errorf("%s at event %d: [%#x, +%d) is not a write of instance %d", rg.Syscall, rg.Seq, rg.Addr, rg.Len, i)
+		}
+		seen[rg.Syscall]++
+	}
+	for _, name := range []string{"read", "pread64", "readv", "recvfrom", "recvmsg"} {
+		if seen[name] == 0 {
+			t.Errorf("no %s range checked (ranges by call: %v)", name, seen)
+		}
 	}
 }

@@ -381,7 +381,13 @@ func (l *loader) Instance(in *walk.Instance) error {
 		}
 		if ev.Kind == schema.KindSyscall {
 			r.syscalls[ev.Seq] = i
-			for _, m := range walk.SyscallMemory(ev) {
+			mem := walk.SyscallMemory(ev)
+			if !walk.Modelled(ev.Num) {
+				// readv, recvmsg, ...: the buffers the trace's INPUT
+				// events name.
+				mem = append(mem, in.Input...)
+			}
+			for _, m := range mem {
 				size := uint32(m.Size)
 				if m.Write {
 					size |= accWrite

@@ -170,6 +170,11 @@ type Instance struct {
 	// Fault is the SIGNAL event when the instruction faulted (it did not
 	// complete: its access did not happen), nil otherwise.
 	Fault *schema.Event
+	// Input is, for a SYSCALL instance, the buffers its INPUT events say
+	// the kernel filled (readv, recvmsg and the other read-like calls,
+	// in traces recorded with input capture); nil otherwise. The INPUT
+	// events still go to Visitor.Event.
+	Input []MemRange
 	// Control is, in an execution slice, the count of the instance's
 	// CONTROL event when it has one (HasControl): from this instance on,
 	// the thread's instances are control dependent on its instance
@@ -486,6 +491,13 @@ func (w *walker) event(ev *schema.Event) error {
 			}
 		}
 		return w.v.Event(ev)
+	case schema.KindInput:
+		// Bytes the kernel wrote for the SYSCALL just before it in the
+		// thread: that instance's memory definitions.
+		if p := w.threads[ev.Thread]; p != nil && p.in.Event != nil && p.in.Event.Kind == schema.KindSyscall && p.in.Event.Seq < ev.Seq {
+			p.in.Input = append(p.in.Input, MemRange{Addr: ev.Addr, Size: uint64(ev.Size), Write: true})
+		}
+		fallthrough
 	default:
 		// Thread creation (inside the clone syscall's block), exits,
 		// client requests and anything newer: after the instructions
@@ -619,6 +631,7 @@ func (w *walker) flush(p *pending, end int) error {
 		w.stats.Instances++
 		err := w.v.Instance(&p.in)
 		p.in.Acc, p.in.Event, p.in.Fault, p.data = p.in.Acc[:0], nil, nil, p.data[:0]
+		p.in.Input = p.in.Input[:0]
 		p.in.Control, p.in.HasControl = 0, false
 		p.in.PairCount, p.in.PairReg = 0, 0
 		p.next++
