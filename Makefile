@@ -23,7 +23,7 @@ SLICE_TIMEOUT ?= 120s
 PROTOC_GO_OUT = protoc --plugin=protoc-gen-go=bin/protoc-gen-go \
 	--go_opt=module=$(MODULE) -I schema schema/trace.proto
 
-.PHONY: traces pgo all help deps build test fmt-check vet race check-generate generate bench bench-record bench-mg bench-locate bench-locate-real bench-slice bench-bugs bench-lin bench-region bench-sched bench-reduce demo fuzz clean bench-xslice
+.PHONY: traces pgo all help deps build test fmt-check vet race check-generate generate bench bench-record bench-mg bench-locate bench-locate-real bench-slice bench-bugs bench-lin bench-region bench-sched bench-reduce demo fuzz clean bench-xslice bench-inputs
 
 all: build
 
@@ -44,6 +44,7 @@ help:
 	@echo 'make bench-xslice    execution slices of the slicing benchmark'"'"'s runs from its criterion #1: instructions and events kept, size, the same slice; update bench/RESULTS.md (about 3 minutes)'
 	@echo 'make bench-region    record --from/--to on 5% of slicework against the whole run and valgrind --tool=none; update bench/RESULTS.md (about 3 minutes)'
 	@echo 'make bench-lin       lin.Check against porcupine in one process: porcupine'"'"'s own test histories, then generated ones where its search blows up; update bench/RESULTS.md (about 14 minutes, up to 16 GiB of memory)'
+	@echo 'make bench-inputs    relevant input analysis (analyze inputs) of calc'"'"'s crash on 2,000- and 20,000-line expression files: entities, load and pass times, instances per second, peak memory; update bench/RESULTS.md (about 4 minutes)'
 	@echo 'make bench-reduce    input reduction: runs, size and time of ddmin, IDTHDD and IDTHDD* on testdata/programs/inputs (calc, ini, markup), IDTHDD* checked 1-minimal; update bench/RESULTS.md (about 12 minutes)'
 	@echo 'make bench-sched     interleaving control (record --preempt, --sched-seed) on a racy counter: distinct interleavings over 100 seeds, reproducibility, switches per second; update bench/RESULTS.md (about 8 minutes)'
 	@echo 'make traces          re-record the small traces in testdata/traces/ that analysis tests use'
@@ -65,7 +66,7 @@ build:
 
 # bin/tracegen, bin/tracebench and bin/recordbench: the synthetic trace
 # writer and the benchmarks.
-bin/tracegen bin/tracebench bin/recordbench bin/mgbench bin/locatebench bin/locaterealbench bin/slicebench bin/bugsbench bin/linbench bin/regionbench bin/schedbench bin/reducebench bin/xslicebench: bin/%: FORCE
+bin/tracegen bin/tracebench bin/recordbench bin/mgbench bin/locatebench bin/locaterealbench bin/slicebench bin/bugsbench bin/linbench bin/regionbench bin/schedbench bin/reducebench bin/xslicebench bin/inputsbench: bin/%: FORCE
 	$(GO) build -buildvcs=false -o $@ ./bench/$*
 
 test: deps fmt-check vet
@@ -180,6 +181,11 @@ bench-xslice: build bin/xslicebench
 # valgrind --tool=none on slicework (bench/regionbench).
 bench-region: build bin/regionbench
 	bin/regionbench -results bench/RESULTS.md
+
+# Relevant input analysis (bench/inputsbench): analyze inputs' steps on
+# recordings of calc on generated expression files.
+bench-inputs: build bin/inputsbench
+	bin/inputsbench -results bench/RESULTS.md
 
 # Input reduction (bench/reducebench): ddmin, IDTHDD and IDTHDD* on the
 # failing inputs of testdata/programs/inputs, every test a re-recording.
