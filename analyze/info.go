@@ -139,6 +139,13 @@ func writeInfoText(w io.Writer, s *schema.Summary) error {
 		field("regions", "%d, holding %d of the run's %d events in the trace (%.1f%%); outside them only system calls, thread events, signals, client requests and allocator calls are recorded",
 			s.Regions, s.RegionEvents, s.RunEvents, percent(s.RegionEvents, s.RunEvents))
 	}
+	if s.KindCounts[schema.KindInput] > 0 {
+		in := fmt.Sprintf("%d bytes written by system calls (INPUT events)", s.InputBytes)
+		if s.InputUnrecorded > 0 {
+			in += fmt.Sprintf("; %d of them not recorded, past the recorder's cap (record --input-cap): the trace says where they landed, not what they were", s.InputUnrecorded)
+		}
+		field("input", "%s", in)
+	}
 	writeThreadsText(&b, s.Threads)
 	blocks := fmt.Sprintf("%d", s.Blocks)
 	var parts []string
@@ -401,6 +408,12 @@ type (
 		Markers            map[string]uint64 `json:"markers"`
 		OtherRequests      uint64            `json:"other_client_requests"`
 		Regions            *regionsJSON      `json:"regions,omitempty"`
+		Input              *inputJSON        `json:"input,omitempty"`
+	}
+	// inputJSON describes the INPUT events (absent when there are none).
+	inputJSON struct {
+		Bytes      uint64 `json:"bytes"`      // bytes system calls wrote into the program
+		Unrecorded uint64 `json:"unrecorded"` // of them, those past the recorder's cap
 	}
 	keyValueJSON struct {
 		Key   string `json:"key"`
@@ -501,6 +514,9 @@ func writeInfoJSON(w io.Writer, s *schema.Summary) error {
 	if s.Regions > 0 {
 		j.Regions = &regionsJSON{Count: s.Regions, Events: s.RegionEvents, RunEvents: s.RunEvents,
 			Fraction: percent(s.RegionEvents, s.RunEvents) / 100}
+	}
+	if s.KindCounts[schema.KindInput] > 0 {
+		j.Input = &inputJSON{Bytes: s.InputBytes, Unrecorded: s.InputUnrecorded}
 	}
 	if !s.End.Whole {
 		at := s.End.TruncatedAt

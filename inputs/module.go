@@ -14,19 +14,23 @@ import (
 //   - its file name looks like a shared library: it ends in ".so" or holds
 //     ".so." (the loader may open a library through a symbolic link that
 //     the module table names resolved, or open one and leave it unmapped);
-//   - it is one of the loader's files: /etc/ld.so.cache, /etc/ld.so.preload;
+//   - it is one of the loader's files, /etc/ld.so.cache, /etc/ld.so.preload,
+//     or a setting the C library's allocator reads,
+//     /proc/sys/vm/overcommit_memory;
 //   - it is under a folder of the C library's data: locales
 //     (/usr/lib/locale/, /usr/share/locale/), character set converters
 //     (a gconv/ folder), time zones (/usr/share/zoneinfo/, /etc/localtime),
-//     or the CPU list glibc reads to size its allocator
-//     (/sys/devices/system/cpu/).
+//     the CPU list glibc reads to size its allocator
+//     (/sys/devices/system/cpu/), and the huge page settings it reads
+//     (/sys/kernel/mm/transparent_hugepage/).
 //
 // A program that reads such a file as its own data (a tool that inspects
 // shared libraries) gets it classified as a module too; its bytes are
 // still entities.
 var (
-	moduleFiles    = []string{"/etc/ld.so.cache", "/etc/ld.so.preload", "/etc/localtime"}
-	moduleFolders  = []string{"/usr/lib/locale/", "/usr/share/locale/", "/usr/share/zoneinfo/", "/sys/devices/system/cpu/"}
+	moduleFiles   = []string{"/etc/ld.so.cache", "/etc/ld.so.preload", "/etc/localtime", "/proc/sys/vm/overcommit_memory"}
+	moduleFolders = []string{"/usr/lib/locale/", "/usr/share/locale/", "/usr/share/zoneinfo/",
+		"/sys/devices/system/cpu/", "/sys/kernel/mm/transparent_hugepage/"}
 	moduleSegments = []string{"/gconv/"}
 )
 

@@ -73,7 +73,7 @@ var syscallNames = map[uint64]string{
 // are counted in Entities.Unplaced). Paths come from SYSCALL_PATH events;
 // without them an opened file is a source of kind SourceOther.
 func Read(tr *schema.Reader) (*Entities, error) {
-	r := newReader(tr.Header().GetCwd())
+	b := NewBuilder(tr.Header().GetCwd())
 	for {
 		ev, err := tr.Next()
 		if errors.Is(err, io.EOF) {
@@ -82,17 +82,23 @@ func Read(tr *schema.Reader) (*Entities, error) {
 		if err != nil {
 			return nil, fmt.Errorf("read input entities: %w", err)
 		}
-		r.event(ev)
+		b.Add(ev)
 	}
-	r.flush()
-	var modules []string
-	if t := tr.Tables(); t != nil {
-		for _, m := range t.Modules {
-			modules = append(modules, m.Path)
-		}
+	return b.Entities(ModulePaths(tr.Tables())), nil
+}
+
+// ModulePaths returns the paths of the modules in t (nil when t is nil),
+// for Builder.Entities.
+func ModulePaths(t *schema.Tables) []string {
+	if t == nil {
+		return nil
 	}
-	r.classify(modules)
-	return r.e, nil
+	paths := make([]string, 0, len(t.Modules))
+	for _, m := range t.Modules {
+		paths = append(paths, m.Path)
+	}
+	sort.Strings(paths)
+	return paths
 }
 
 // FromEvents returns the input entities of events (a whole run, in order),
@@ -100,13 +106,35 @@ func Read(tr *schema.Reader) (*Entities, error) {
 // are at the paths modules. It is Read without a trace file, for tests
 // and for callers that hold the events already.
 func FromEvents(events []schema.Event, cwd string, modules []string) *Entities {
-	r := newReader(cwd)
+	b := NewBuilder(cwd)
 	for i := range events {
-		r.event(&events[i])
+		b.Add(&events[i])
 	}
-	r.flush()
-	r.classify(modules)
-	return r.e
+	return b.Entities(modules)
+}
+
+// Builder makes the input entities of a run from its events, given one at
+// a time, for a caller that reads the trace's events for its own ends and
+// wants the entities from the same pass (Read is a Builder over a whole
+// trace).
+type Builder struct{ r *reader }
+
+// NewBuilder returns a Builder for a run whose working directory (the
+// trace header's cwd) was cwd.
+func NewBuilder(cwd string) *Builder { return &Builder{r: newReader(cwd)} }
+
+// Add takes the run's next event (it is not kept: the Builder copies what
+// it needs).
+func (b *Builder) Add(ev *schema.Event) { b.r.event(ev) }
+
+// Entities returns the entities of the events added so far, with the
+// file sources that are modules by the rule of IsModulePath marked as
+// such (modules: the paths of the trace's modules, see ModulePaths). Call
+// it once, after the last Add.
+func (b *Builder) Entities(modules []string) *Entities {
+	b.r.flush()
+	b.r.classify(modules)
+	return b.r.e
 }
 
 // Entity returns the range that holds entity n and n's offset in it (ok

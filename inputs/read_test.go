@@ -295,3 +295,32 @@ func TestEntityAtByte(t *testing.T) {
 }
 
 const sysGetpid = 39
+
+func TestIsModulePath(t *testing.T) {
+	mods := []string{"/opt/app/prog", "[vdso]", "/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2"}
+	for _, c := range []struct {
+		path string
+		want bool
+	}{
+		{"/opt/app/prog", true},
+		{"/opt/app/../app/prog", true},
+		{"/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2", true},
+		{"/lib/x86_64-linux-gnu/libm.so.6", true},
+		{"/usr/lib/libfoo.so", true},
+		{"/etc/ld.so.cache", true},
+		{"/usr/lib/locale/locale-archive", true},
+		{"/usr/lib/x86_64-linux-gnu/gconv/gconv-modules.cache", true},
+		{"/usr/share/zoneinfo/Europe/Paris", true},
+		{"/sys/devices/system/cpu/online", true},
+		{"/proc/sys/vm/overcommit_memory", true},
+		{"/opt/app/input.txt", false},
+		{"/opt/app/prog.input", false},
+		{"[vdso]", false},
+		{"/etc/passwd", false},
+		{"/home/u/solutions.sol", false},
+	} {
+		if got := IsModulePath(c.path, mods); got != c.want {
+			t.Errorf("IsModulePath(%q) = %v, want %v", c.path, got, c.want)
+		}
+	}
+}

@@ -80,6 +80,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	suppresses := fs.StringArray("suppress", nil, "skip the N-th instance of the source line `FILE:LINE[#N|#all]`: when the line has calls, the call is not made (execution goes on after it with rax = 0) and N counts its calls; otherwise its stores to memory are not done and N counts the executions of its first store instruction (repeatable)")
 	preempt := fs.String("preempt", "", fmt.Sprintf("switch threads after at most `N` superblocks of a thread (1 to %d; each time a count drawn from 1..N; adds --fair-sched=yes unless a --valgrind-arg gives one); default %d with --sched-seed", recorder.MaxPreempt, defaultPreempt))
 	schedSeed := fs.String("sched-seed", "", "seed `S` of the switch points --preempt draws (0 to 2^64-1, default 1): the same seed gives the same interleaving to a program without blocking system calls or timing dependence")
+	inputCap := fs.String("input-cap", "16MiB", "record at most `SIZE` bytes of what read-like system calls (read, pread64, readv, preadv, recvfrom, recvmsg) bring into the program (bytes, or with a KiB, MiB or GiB suffix; 0: none); past it the trace still says where each call's bytes landed, for analyze inputs, without them")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the recorder itself to this file (for developers)")
 	help := fs.BoolP("help", "h", false, "show this help")
 	if err := fs.Parse(args); err != nil {
@@ -120,6 +121,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 		fmt.Fprintf(stderr, "record: %v\n", err)
 		return 2
 	}
+	capBytes, err := parseSize(*inputCap)
+	if err != nil {
+		fmt.Fprintf(stderr, "record: --input-cap: %v\n", err)
+		return 2
+	}
 	out := *output
 	if out == "" {
 		out = filepath.Base(rest[0]) + ".trace"
@@ -139,6 +145,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 		Regions:     regions,
 		Alterations: alts,
 		Preempt:     n, SchedSeed: seed,
+		InputCap: capBytes,
+	}
+	if capBytes == 0 {
+		opts.InputCap = recorder.NoInput
 	}
 	showProgress := !*quiet && (*progress == "always" || *progress == "auto" && term.IsTerminal(stderr))
 	if showProgress {
@@ -231,4 +241,27 @@ func summary(r *recorder.Result) string {
 		fmt.Sprintf("%d bytes (%.2f bytes per memory event)", r.Bytes, per),
 		how,
 	}, ", ")
+}
+
+// parseSize reads a byte count: digits, optionally followed by KiB, MiB or
+// GiB (or K, M, G).
+func parseSize(s string) (int64, error) {
+	num := strings.TrimRight(s, "KMGiBkmgb")
+	mult := int64(1)
+	switch strings.ToLower(strings.TrimSpace(s[len(num):])) {
+	case "", "b":
+	case "k", "kib", "kb":
+		mult = 1 << 10
+	case "m", "mib", "mb":
+		mult = 1 << 20
+	case "g", "gib", "gb":
+		mult = 1 << 30
+	default:
+		return 0, fmt.Errorf("%q is not a size (bytes, or with a KiB, MiB or GiB suffix)", s)
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(num), 10, 64)
+	if err != nil || n < 0 || n > recorder.MaxInputCap/mult {
+		return 0, fmt.Errorf("%q is not a size from 0 to %d bytes", s, recorder.MaxInputCap)
+	}
+	return n * mult, nil
 }

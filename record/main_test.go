@@ -334,3 +334,25 @@ func TestUsageErrors(t *testing.T) {
 		}
 	})
 }
+
+func TestParseSize(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want int64
+		ok   bool
+	}{
+		{"0", 0, true}, {"4096", 4096, true}, {"16MiB", 16 << 20, true}, {"2K", 2048, true},
+		{"1 GiB", 1 << 30, true}, {"3mb", 3 << 20, true}, {"1024GiB", 1 << 40, true},
+		{"", 0, false}, {"-1", 0, false}, {"12XB", 0, false}, {"MiB", 0, false}, {"1025GiB", 0, false},
+		{"1.5MiB", 0, false},
+	} {
+		got, err := parseSize(c.in)
+		if (err == nil) != c.ok || got != c.want {
+			t.Errorf("parseSize(%q) = %d, %v; want %d, ok %v", c.in, got, err, c.want, c.ok)
+		}
+	}
+	status, _, stderr := runRecord("--input-cap", "12XB", "--", "true")
+	if status != 2 || !strings.HasPrefix(stderr, "record: --input-cap: ") || strings.Count(stderr, "\n") != 1 {
+		t.Errorf("record --input-cap 12XB: status %d, stderr %q; want 2 and one line about --input-cap", status, stderr)
+	}
+}

@@ -65,6 +65,11 @@ type Summary struct {
 	// them that lie inside a region (after a start and before its end).
 	Regions                 int
 	RunEvents, RegionEvents uint64
+
+	// InputBytes is the number of bytes the INPUT events say system calls
+	// wrote into the program, InputUnrecorded how many of them the trace
+	// does not hold (past the recorder's cap on input bytes).
+	InputBytes, InputUnrecorded uint64
 }
 
 // ThreadSummary describes one thread of the recorded program.
@@ -246,6 +251,7 @@ type validator struct {
 	regions                 int
 	inRegion                bool
 	runEvents, regionEvents uint64
+	inputBytes, inputUnrec  uint64
 }
 
 func newValidator(r *Reader) *validator {
@@ -308,6 +314,15 @@ func (v *validator) event(ev *Event) error {
 			v.inRegion = false
 		}
 	case KindMemory, KindRegisters:
+	case KindInput:
+		v.inputBytes += uint64(ev.Size)
+		if ev.Num != InputRecorded {
+			v.inputUnrec += uint64(ev.Size)
+		}
+		v.runEvents++
+		if v.inRegion {
+			v.regionEvents++
+		}
 	default:
 		v.runEvents++
 		if v.inRegion {
@@ -449,6 +464,7 @@ func (v *validator) summary() *Summary {
 		Exit:       v.exit,
 
 		Regions: v.regions, RunEvents: v.runEvents, RegionEvents: v.regionEvents,
+		InputBytes: v.inputBytes, InputUnrecorded: v.inputUnrec,
 
 		PCsWithoutInstruction:       len(v.missing),
 		PCsWithoutInstructionCapped: v.capped,

@@ -10,15 +10,17 @@
 //
 //   - the whole trace's tables, all in one TABLES block before the events;
 //   - outside the region, only the events a region recording keeps there:
-//     SYSCALL, THREAD_CREATE, THREAD_EXIT, THREAD_SWITCH, SIGNAL,
-//     CLIENT_REQUEST, EXIT, and the CALL and RETURN events of allocator
+//     SYSCALL (with its SYSCALL_PATH and INPUT events), THREAD_CREATE,
+//     THREAD_EXIT, THREAD_SWITCH, SIGNAL, CLIENT_REQUEST, EXIT, and the
+//     CALL and RETURN events of allocator
 //     calls (alloc.ClassifyFamily names the call's target; the RETURN is the
 //     one whose stack pointer is the CALL's plus 8);
 //   - at the region's start a REGION start event, one REGISTERS event per
 //     live thread holding only RIP (the pc of the thread's next BLOCK: the
 //     trace does not know the other registers), and MEMORY events holding
 //     every byte the whole trace knows at that moment (the values its loads
-//     and stores before it read or wrote, the allocator's included) that
+//     and stores before it read or wrote, the allocator's included, and the
+//     bytes of its INPUT events) that
 //     lies in a live heap block, outside the heap (the modules' data, TLS),
 //     or on a stack at or above its thread's stack pointer;
 //   - every event of the region, then a REGION end.
@@ -271,6 +273,14 @@ func (st *state) learn(ev *schema.Event, buf []byte) {
 				st.sp[ev.Thread] = ev.Base
 			}
 		}
+	case schema.KindInput:
+		// Bytes a system call wrote, when the trace holds them.
+		if ev.Num == schema.InputRecorded && len(ev.Data) > 0 {
+			st.mem.set(ev.Addr, ev.Data)
+		} else if ev.Num == schema.InputRecorded {
+			binary.LittleEndian.PutUint64(buf, ev.Value)
+			st.mem.set(ev.Addr, buf[:ev.Size])
+		}
 	case schema.KindCall, schema.KindReturn:
 		st.sp[ev.Thread] = ev.SP
 	case schema.KindThreadCreate:
@@ -403,8 +413,8 @@ func (c *allocCalls) keep(ev *schema.Event) bool {
 // outside its regions (CALL and RETURN: allocator calls only).
 func keptOutside(k schema.Kind) bool {
 	switch k {
-	case schema.KindSyscall, schema.KindThreadCreate, schema.KindThreadExit, schema.KindThreadSwitch,
-		schema.KindSignal, schema.KindClientRequest, schema.KindExit:
+	case schema.KindSyscall, schema.KindSyscallPath, schema.KindInput, schema.KindThreadCreate, schema.KindThreadExit,
+		schema.KindThreadSwitch, schema.KindSignal, schema.KindClientRequest, schema.KindExit:
 		return true
 	}
 	return false

@@ -1660,6 +1660,159 @@ static void on_thread_exit(ThreadId tid)
    known at run time). */
 static UWord (*pending_args)[6];
 
+/* The path argument of each thread's syscall in progress (open, openat,
+   creat, openat2, chdir), copied at pre_syscall and sent after its
+   SYSCALL record (SYSCALL_PATH); pending_plen is -1 when there is none.
+   Buffers are allocated on a thread's first such call. */
+#define MGT_MAX_PATH 4096
+#ifndef __NR_openat2
+#define __NR_openat2 437 /* not in Valgrind 3.19's syscall table */
+#endif
+static HChar** pending_path;
+static Int* pending_plen;
+
+/* Input capture (INPUT records): bytes the kernel wrote for read-like
+   syscalls, up to mgt_input_cap bytes per process (--mgt-input-cap);
+   past it the records say where the bytes landed, without them. */
+static ULong mgt_input_cap = 16ULL << 20;
+static ULong mgt_input_used = 0;
+
+/* Whether len bytes at a are mapped readable for the client, checked
+   page by page. */
+static Bool client_readable(Addr a, SizeT len)
+{
+   if (len == 0) {
+      return True;
+   }
+   return VG_(am_is_valid_for_client)(a, len, VKI_PROT_READ);
+}
+
+/* Copies the NUL-terminated string at a (at most MGT_MAX_PATH bytes, and
+   only where the client may read) into buf; returns its length. */
+static Int copy_client_string(Addr a, HChar* buf)
+{
+   Int n = 0;
+   if (a == 0) {
+      return 0;
+   }
+   while (n < MGT_MAX_PATH) {
+      Addr p = a + n;
+      if ((n == 0 || (p & 4095) == 0) && !VG_(am_is_valid_for_client)(p, 1, VKI_PROT_READ)) {
+         break;
+      }
+      HChar c = *(const HChar*)p;
+      if (c == 0) {
+         break;
+      }
+      buf[n++] = c;
+   }
+   return n;
+}
+
+/* The index of the path argument of syscall sysno, or -1. */
+static Int path_arg(UInt sysno)
+{
+   switch (sysno) {
+   case __NR_open:
+   case __NR_creat:
+   case __NR_chdir:
+      return 0;
+   case __NR_openat:
+   case __NR_openat2:
+      return 1;
+   }
+   return -1;
+}
+
+/* Sends one INPUT record per MGT_INPUT_PIECE bytes of the len bytes at a
+   that the kernel wrote; their bytes while the cap allows (always, when
+   always is set: the descriptors of pipe and socketpair). */
+#define MGT_INPUT_PIECE 65536
+static void emit_input(Addr a, SizeT len, Bool always)
+{
+   while (len > 0) {
+      SizeT piece = len < MGT_INPUT_PIECE ? len : MGT_INPUT_PIECE;
+      Bool keep = (always || mgt_input_used + piece <= mgt_input_cap) && client_readable(a, piece);
+      SizeT words = 4 + (keep ? (piece + 7) / 8 : 0);
+      need(words);
+      put(hdr(MGT_REC_INPUT, words, 0));
+      put(a);
+      put(piece);
+      put(keep ? 1 : 0);
+      if (keep) {
+         put_bytes((const UChar*)a, piece);
+         if (!always) {
+            mgt_input_used += piece;
+         }
+      }
+      a += piece;
+      len -= piece;
+   }
+}
+
+/* Sends the INPUT records of an iovec array (cnt entries at iov) that a
+   syscall filled with n bytes in all. */
+static void emit_iovec(Addr iov, UWord cnt, SizeT n)
+{
+   if (cnt > 1024 || !client_readable(iov, cnt * 16)) {
+      return;
+   }
+   for (UWord i = 0; i < cnt && n > 0; i++) {
+      Addr base = ((const UWord*)iov)[2 * i];
+      SizeT len = ((const UWord*)iov)[2 * i + 1];
+      if (len > n) {
+         len = n;
+      }
+      emit_input(base, len, False);
+      n -= len;
+   }
+}
+
+/* Sends what a completed syscall brought in: its path argument, and the
+   bytes it wrote into the client's memory. */
+static void emit_syscall_inputs(ThreadId tid, UInt sysno, SysRes res)
+{
+   if (pending_plen != 0 && pending_plen[tid] >= 0) {
+      Int plen = pending_plen[tid];
+      SizeT words = 2 + (plen + 7) / 8;
+      need(words);
+      put(hdr(MGT_REC_SYSPATH, words, 0));
+      put(plen);
+      put_bytes((const UChar*)pending_path[tid], plen);
+      pending_plen[tid] = -1;
+   }
+   if (sr_isError(res) || !mgt_recording) {
+      return;
+   }
+   UWord* a = pending_args[tid];
+   SizeT n = sr_Res(res);
+   switch (sysno) {
+   case __NR_read:
+   case __NR_pread64:
+   case __NR_recvfrom:
+      emit_input(a[1], n, False);
+      break;
+   case __NR_readv:
+   case __NR_preadv:
+   case __NR_preadv2:
+      emit_iovec(a[1], a[2], n);
+      break;
+   case __NR_recvmsg:
+      /* struct msghdr: msg_iov at 16, msg_iovlen at 24. */
+      if (client_readable(a[1], 32)) {
+         emit_iovec(((const UWord*)a[1])[2], ((const UWord*)a[1])[3], n);
+      }
+      break;
+   case __NR_pipe:
+   case __NR_pipe2:
+      emit_input(a[0], 8, True);
+      break;
+   case __NR_socketpair:
+      emit_input(a[3], 8, True);
+      break;
+   }
+}
+
 static void pre_syscall(ThreadId tid, UInt sysno, UWord* args, UInt nargs)
 {
    if ((sysno == __NR_execve || sysno == __NR_execveat) && mgt_recording) {
@@ -1671,6 +1824,14 @@ static void pre_syscall(ThreadId tid, UInt sysno, UWord* args, UInt nargs)
    }
    for (UInt i = 0; i < 6; i++) {
       pending_args[tid][i] = i < nargs ? args[i] : 0;
+   }
+   pending_plen[tid] = -1;
+   Int pa = path_arg(sysno);
+   if (pa >= 0 && mgt_recording) {
+      if (pending_path[tid] == 0) {
+         pending_path[tid] = VG_(malloc)("mgt.path", MGT_MAX_PATH);
+      }
+      pending_plen[tid] = copy_client_string(pending_args[tid][pa], pending_path[tid]);
    }
    mgt_sched_pre_syscall(tid, sysno, pending_args[tid]);
 }
@@ -1691,6 +1852,7 @@ static void post_syscall(ThreadId tid, UInt sysno, UWord* args, UInt nargs, SysR
       put(pending_args[tid][i]);
    }
    put(sr_isError(res) ? (ULong)(-(Long)sr_Err(res)) : (ULong)sr_Res(res));
+   emit_syscall_inputs(tid, sysno, res);
    mgt_sched_post_syscall(tid, sysno, pending_args[tid], res);
 }
 
@@ -1800,6 +1962,9 @@ static Bool mgt_process_cmd_line_option(const HChar* arg)
    if (VG_STR_CLO(arg, "--mgt-alter-file", mgt_alter_path)) {
       return True;
    }
+   if (VG_BINT_CLO(arg, "--mgt-input-cap", mgt_input_cap, 0, 1ULL << 40)) {
+      return True;
+   }
    if (mgt_sched_option(arg)) {
       return True;
    }
@@ -1814,6 +1979,7 @@ static void mgt_print_usage(void)
    VG_(printf)("    --mgt-chunks=<n>          how many chunks the file holds [required]\n");
    VG_(printf)("    --mgt-region-file=<file>  record only the regions whose triggers the file lists\n");
    VG_(printf)("    --mgt-alter-file=<file>   instructions to alter (record --switch, --suppress)\n");
+   VG_(printf)("    --mgt-input-cap=<bytes>   most bytes of read-like syscalls to capture [16 MiB]\n");
    mgt_sched_usage();
 }
 
@@ -1899,6 +2065,11 @@ static void mgt_post_clo_init(void)
       VG_(exit)(2);
    }
    pending_args = VG_(calloc)("mgt.args", VG_N_THREADS, sizeof(*pending_args));
+   pending_path = VG_(calloc)("mgt.paths", VG_N_THREADS, sizeof(*pending_path));
+   pending_plen = VG_(calloc)("mgt.plens", VG_N_THREADS, sizeof(*pending_plen));
+   for (Int i = 0; i < VG_N_THREADS; i++) {
+      pending_plen[i] = -1;
+   }
    if (mgt_region_file != 0 && !read_regions()) {
       VG_(exit)(2);
    }

@@ -29,7 +29,7 @@
 #ifndef MGT_PROTOCOL_H
 #define MGT_PROTOCOL_H
 
-#define MGT_PROTOCOL_VERSION 4
+#define MGT_PROTOCOL_VERSION 5
 
 /* Size of one chunk of the shared file. */
 #define MGT_CHUNK_BYTES (1 << 20)
@@ -72,6 +72,23 @@
    -errno on failure). Written when the syscall completes, which for a
    blocking syscall may be after other threads ran. */
 #define MGT_REC_SYSCALL 4
+
+/* SYSPATH: the path argument of the syscall whose SYSCALL record comes
+   just before (open, openat, creat, openat2, chdir), as the client's
+   memory held it when the syscall started. Words: length in bytes (at
+   most 4096; the string is cut there, or where the client's memory stops
+   being readable), then the bytes padded with zeros to a whole word. */
+#define MGT_REC_SYSPATH 23
+
+/* INPUT: bytes the kernel wrote into the client's memory for the syscall
+   whose SYSCALL record (and SYSPATH) comes just before: read, pread64,
+   recvfrom (the buffer), readv, preadv, preadv2, recvmsg (each iovec
+   buffer, up to the result's length), pipe, pipe2, socketpair (the two
+   descriptors). One record per 64 KiB of a buffer, in buffer order.
+   Words: address, length (1..65536), 1 when the bytes follow (0 when the
+   capture cap, --mgt-input-cap, was reached or the memory is not
+   readable), then the bytes padded with zeros to a whole word. */
+#define MGT_REC_INPUT 24
 
 /* THREAD_SWITCH: bits 32..63: the Valgrind thread id that runs next. */
 #define MGT_REC_THREAD_SWITCH 5

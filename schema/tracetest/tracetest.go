@@ -127,7 +127,11 @@ func fill(rng *rand.Rand, ev *schema.Event, names []string) {
 			break
 		}
 		ev.Num = schema.InputRecorded
-		randBytes(rng, ev, []uint32{1, 5, 8, 9, 100, 4096, schema.MaxInputSize})
+		sizes := []uint32{1, 5, 8, 9, 100, 4096}
+		if rng.IntN(40) == 0 {
+			sizes = []uint32{schema.MaxInputSize} // the largest, now and then
+		}
+		randBytes(rng, ev, sizes)
 	}
 }
 

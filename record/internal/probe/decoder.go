@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 
 	"github.com/mgtrace/mgtrace/schema"
 )
@@ -158,6 +159,10 @@ type Decoder struct {
 
 	alterCounts map[uint64]uint64 // ALTER_COUNT records: slot to executions
 
+	// inputLeft is how many more input bytes INPUT events may hold (the
+	// probe counts per program image; this bounds the whole trace).
+	inputLeft int64
+	lastSys   uint64 // the number of the last SYSCALL record
 }
 
 // ChunkSource is a raw stream that comes in pieces, which the decoder
@@ -177,10 +182,15 @@ func NewDecoder(in io.Reader, sink Sink) *Decoder {
 	if !ok {
 		src = &readerSource{in: in, buf: make([]byte, 4<<20)}
 	}
-	d := &Decoder{sink: sink, src: src, threadOf: map[uint64]schema.ThreadID{}, nextTID: 1}
+	d := &Decoder{sink: sink, src: src, threadOf: map[uint64]schema.ThreadID{}, nextTID: 1, inputLeft: math.MaxInt64}
 	d.fast, _ = sink.(FastSink)
 	return d
 }
+
+// SetInputCap bounds the input bytes the INPUT events of the whole stream
+// hold: past n bytes they say only where the bytes landed (the probe
+// bounds them per program image, and an exec starts its count again).
+func (d *Decoder) SetInputCap(n int64) { d.inputLeft = n }
 
 // readerSource is the ChunkSource of a plain io.Reader: one buffer, filled
 // by one Read for each piece.
@@ -350,6 +360,7 @@ func (d *Decoder) record(h uint64) error {
 		}
 		ev := d.newEvent(schema.KindSyscall)
 		ev.Num = top
+		d.lastSys = top
 		ev.PC = d.word() - syscallInsnLen
 		for i := range ev.Args {
 			ev.Args[i] = d.word()
@@ -496,6 +507,20 @@ func (d *Decoder) record(h uint64) error {
 		}
 		d.lastPC = d.word()
 		d.skip(n - 3)
+	case recSysPath:
+		if n < 2 {
+			return d.bad("short syscall path record")
+		}
+		plen := d.word()
+		if plen > uint64(8*(n-2)) {
+			return d.bad("syscall path of %d bytes in a %d-word record", plen, n)
+		}
+		ev := d.newEvent(schema.KindSyscallPath)
+		ev.Name = string(d.buf[d.r : d.r+int(plen)])
+		d.skip(n - 2)
+		return d.emit(ev)
+	case recInput:
+		return d.input(n)
 	case recMemory:
 		return d.memory(n)
 	case recRegs:
@@ -808,6 +833,38 @@ func (d *Decoder) memory(n int) error {
 	}
 	d.skip(n - 3)
 	return nil
+}
+
+// input reads an INPUT record (n words): bytes a syscall wrote, or where
+// they landed when the probe did not keep them.
+func (d *Decoder) input(n int) error {
+	if n < 4 {
+		return d.bad("short input record")
+	}
+	addr, length, kept := d.word(), d.word(), d.word()
+	if length == 0 || length > schema.MaxInputSize || kept > 1 || kept == 1 && length > uint64(8*(n-4)) {
+		return d.bad("input record of %d bytes (kept %d) in %d words", length, kept, n)
+	}
+	ev := d.newEvent(schema.KindInput)
+	// The descriptors of pipe, pipe2 and socketpair are kept whatever the
+	// cap, as the probe keeps them.
+	fds := d.lastSys == sysPipe || d.lastSys == sysPipe2 || d.lastSys == sysSocketpair
+	if kept == 1 && !fds && d.inputLeft < int64(length) {
+		kept = 0 // past the cap on the whole trace's input bytes
+	}
+	ev.Addr, ev.Size, ev.Num = addr, uint32(length), kept
+	if kept == 1 {
+		if !fds {
+			d.inputLeft -= int64(length)
+		}
+		b := d.buf[d.r : d.r+int(length)]
+		ev.Value = lowBytes(b)
+		if len(b) > 8 {
+			ev.Data = append(ev.Data[:0], b...)
+		}
+	}
+	d.skip(n - 4)
+	return d.emit(ev)
 }
 
 // regsOrder is the order of a REGS record's words, as Register numbers.

@@ -540,6 +540,13 @@ func FuzzDecoder(f *testing.F) {
 	s2.put(hdr(recSBExec, 0, 1), 0x5008, 0x5020, 0x10, 0x0, 0x7ff0, 1, 2, 0x7f00, 0x2000, 0, 0x7fe8)
 	f.Add(s2.bytes())
 	f.Add((&stream{}).hello().put(hdr(recMmap, 8, 0), 0x1000, 0x2000, 5, 0, 9, 0x6c2f7273752f, 0x62).bytes())
+	s3 := (&stream{}).hello().switchTo(1)
+	s3.put(hdr(recSyscall, 10, 2), 1, 0x3002, 0x7000, 0, 0, 0, 0, 0, 3)
+	s3.put(hdr(recSysPath, 3, 0), 5, 0x6e69706d74)
+	s3.put(hdr(recSyscall, 10, 0), 1, 0x3012, 3, 0x8000, 100, 0, 0, 0, 11)
+	s3.put(hdr(recInput, 6, 0), 0x8000, 11, 1, 0x6f77206f6c6c6568, 0x646c72)
+	s3.put(hdr(recInput, 4, 0), 0x800b, 40, 0)
+	f.Add(s3.bytes())
 	f.Fuzz(func(t *testing.T, b []byte) {
 		whole := &collect{}
 		d := NewDecoder(bytes.NewReader(b), whole)
@@ -701,5 +708,115 @@ func TestDecodePlans(t *testing.T) {
 		if !reflect.DeepEqual(fast.events, slow.events) {
 			t.Fatalf("trial %d: after Finish, the fast path gives\n%+v\nthe event path\n%+v", trial, fast.events, slow.events)
 		}
+	}
+}
+
+// padWords returns b padded with zeros to whole little-endian words.
+func padWords(b []byte) []uint64 {
+	p := make([]byte, (len(b)+7)/8*8)
+	copy(p, b)
+	w := make([]uint64, len(p)/8)
+	for i := range w {
+		w[i] = binary.LittleEndian.Uint64(p[8*i:])
+	}
+	return w
+}
+
+func TestDecodeSyscallPathAndInput(t *testing.T) {
+	s := (&stream{}).hello().switchTo(1)
+	path := "/tmp/in put.txt"
+	s.put(hdr(recSyscall, 10, 257), 1, 0x3002, 0xffffff9c, 0x7000, 0, 0, 0, 0, 3)
+	s.put(append([]uint64{hdr(recSysPath, uint64(2+len(padWords([]byte(path)))), 0), uint64(len(path))}, padWords([]byte(path))...)...)
+	s.put(hdr(recSyscall, 10, 0), 1, 0x3012, 3, 0x8000, 100, 0, 0, 0, 19)
+	data := []byte("0123456789abcdefXYZ")
+	s.put(append([]uint64{hdr(recInput, uint64(4+len(padWords(data[:16]))), 0), 0x8000, 16, 1}, padWords(data[:16])...)...)
+	s.put(append([]uint64{hdr(recInput, uint64(4+len(padWords(data[16:]))), 0), 0x8010, 3, 1}, padWords(data[16:])...)...)
+	s.put(hdr(recSyscall, 10, 0), 1, 0x3012, 3, 0x8000, 100, 0, 0, 0, 70000)
+	s.put(hdr(recInput, 4, 0), 0x8000, 65536, 0)
+	s.put(hdr(recInput, 4, 0), 0x18000, 70000-65536, 0)
+	c, _ := decode(t, s)
+	var got []schema.Event
+	for _, e := range c.events {
+		if e.Kind == schema.KindSyscallPath || e.Kind == schema.KindInput {
+			got = append(got, e)
+		}
+	}
+	want := []schema.Event{
+		{Kind: schema.KindSyscallPath, Thread: 1, Name: path},
+		{Kind: schema.KindInput, Thread: 1, Addr: 0x8000, Size: 16, Num: 1, Value: 0x3736353433323130, Data: data[:16]},
+		{Kind: schema.KindInput, Thread: 1, Addr: 0x8010, Size: 3, Num: 1, Value: 0x5a5958},
+		{Kind: schema.KindInput, Thread: 1, Addr: 0x8000, Size: 65536},
+		{Kind: schema.KindInput, Thread: 1, Addr: 0x18000, Size: 70000 - 65536},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("events:\n got %+v\nwant %+v", got, want)
+	}
+	for i, e := range c.events {
+		if (e.Kind == schema.KindSyscallPath || e.Kind == schema.KindInput) && (i == 0 ||
+			c.events[i-1].Kind != schema.KindSyscall && c.events[i-1].Kind != e.Kind && c.events[i-1].Kind != schema.KindSyscallPath) {
+			t.Fatalf("event %d (%s) does not follow its syscall: %+v", i, e.Kind, c.events)
+		}
+	}
+}
+
+func TestDecodeBadInput(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		s    *stream
+		want string
+	}{
+		{"path longer than its record", (&stream{}).hello().switchTo(1).put(hdr(recSysPath, 2, 0), 9), "path of 9 bytes"},
+		{"input of 0 bytes", (&stream{}).hello().switchTo(1).put(hdr(recInput, 4, 0), 0x8000, 0, 0), "input record of 0 bytes"},
+		{"input over 64 KiB", (&stream{}).hello().switchTo(1).put(hdr(recInput, 4, 0), 0x8000, 65537, 0), "input record of 65537 bytes"},
+		{"input bytes past its record", (&stream{}).hello().switchTo(1).put(hdr(recInput, 5, 0), 0x8000, 9, 1, 0), "input record of 9 bytes"},
+		{"input with a bad flag", (&stream{}).hello().switchTo(1).put(hdr(recInput, 4, 0), 0x8000, 1, 2), "kept 2"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			err := NewDecoder(bytes.NewReader(c.s.bytes()), &collect{}).Run()
+			if err == nil || !errors.Is(err, errStream) || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("Run = %v, want a stream error containing %q", err, c.want)
+			}
+		})
+	}
+}
+
+// The decoder bounds the input bytes of the whole stream: an exec starts
+// the probe's own count again.
+func TestDecodeInputCap(t *testing.T) {
+	s := (&stream{}).hello().switchTo(1)
+	for i := uint64(0); i < 3; i++ {
+		s.put(hdr(recSyscall, 10, 0), 1, 0x3012, 3, 0x8000, 100, 0, 0, 0, 8)
+		s.put(hdr(recInput, 5, 0), 0x8000+i, 8, 1, 0x3736353433323130)
+	}
+	c := &collect{}
+	d := NewDecoder(bytes.NewReader(s.bytes()), c)
+	d.SetInputCap(20)
+	if err := d.Run(); err != nil {
+		t.Fatal(err)
+	}
+	var nums []uint64
+	for _, e := range c.events {
+		if e.Kind == schema.KindInput {
+			nums = append(nums, e.Num)
+			if e.Num == 0 && (e.Value != 0 || e.Data != nil) {
+				t.Errorf("an input past the cap keeps its bytes: %+v", e)
+			}
+		}
+	}
+	if !reflect.DeepEqual(nums, []uint64{1, 1, 0}) {
+		t.Errorf("inputs recorded %v, want the first two of 8 bytes within a cap of 20", nums)
+	}
+	// A pipe's descriptors are kept past the cap.
+	p := (&stream{}).hello().switchTo(1)
+	p.put(hdr(recSyscall, 10, sysPipe2), 1, 0x3012, 0x8000, 0, 0, 0, 0, 0, 0)
+	p.put(hdr(recInput, 5, 0), 0x8000, 8, 1, 0x0000000400000003)
+	c = &collect{}
+	d = NewDecoder(bytes.NewReader(p.bytes()), c)
+	d.SetInputCap(0)
+	if err := d.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if last := c.events[len(c.events)-1]; last.Kind != schema.KindInput || last.Num != 1 || last.Value != 0x0000000400000003 {
+		t.Errorf("pipe2's descriptors past the cap: %+v, want them kept", last)
 	}
 }

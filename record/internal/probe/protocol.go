@@ -7,7 +7,7 @@
 package probe
 
 // ProtocolVersion is the version of the raw stream this package reads.
-const ProtocolVersion = 4
+const ProtocolVersion = 5
 
 // Record types (MGT_REC_*).
 const (
@@ -31,6 +31,8 @@ const (
 	recXCall        = 20
 	recXRet         = 21
 	recStopped      = 22
+	recSysPath      = 23
+	recInput        = 24
 	recAlter        = 15
 )
 
@@ -72,6 +74,14 @@ const (
 	maxRecordWords = 1 << 22
 	maxSBInsns     = 1 << 16
 	maxSBSites     = 1 << 16
+)
+
+// The system calls whose INPUT record holds two descriptors (kept past the
+// input cap).
+const (
+	sysPipe       = 22
+	sysSocketpair = 53
+	sysPipe2      = 293
 )
 
 // Alterations in an ALTER site's size field (tracepb.Alteration).

@@ -79,6 +79,32 @@ type Options struct {
 	// SchedSeed seeds the draws of Preempt: the same seed gives the same
 	// switch points.
 	SchedSeed uint64
+	// InputCap is the most bytes of read-like system calls the probe
+	// keeps (INPUT events with their bytes); past it INPUT events say
+	// only where the bytes landed. 0: DefaultInputCap; NoInput: none.
+	InputCap int64
+}
+
+// DefaultInputCap is Options.InputCap when it is 0.
+const DefaultInputCap = 16 << 20
+
+// NoInput as Options.InputCap keeps no input bytes.
+const NoInput = -1
+
+// MaxInputCap is the largest Options.InputCap.
+const MaxInputCap = 1 << 40
+
+// inputCap returns the probe's --mgt-input-cap for opts.
+func inputCap(opts Options) (int64, error) {
+	switch {
+	case opts.InputCap == 0:
+		return DefaultInputCap, nil
+	case opts.InputCap == NoInput:
+		return 0, nil
+	case opts.InputCap < 0 || opts.InputCap > MaxInputCap:
+		return 0, fmt.Errorf("input cap must be from 0 to %d bytes, not %d", int64(MaxInputCap), opts.InputCap)
+	}
+	return opts.InputCap, nil
 }
 
 // MaxPreempt is the largest Options.Preempt.
@@ -148,6 +174,10 @@ func Record(opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	icap, err := inputCap(opts)
+	if err != nil {
+		return nil, err
+	}
 	prog, err := exec.LookPath(opts.Program)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", opts.Program, unwrapExec(err))
@@ -192,6 +222,7 @@ func Record(opts Options) (*Result, error) {
 	args := []string{"--tool=" + ToolName, "--mgt-out=" + fifo, "-q", "--log-file=" + logPath,
 		"--vex-guest-chase=no", "--trace-children=yes", "--child-silent-after-fork=yes"}
 	args = append(args, chunks.probeArgs()...)
+	args = append(args, fmt.Sprintf("--mgt-input-cap=%d", icap))
 	if len(opts.Regions) > 0 {
 		path, err := writeRegions(work, opts.Regions)
 		if err != nil {
@@ -215,6 +246,7 @@ func Record(opts Options) (*Result, error) {
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = orDefault[io.Reader](opts.Stdin, os.Stdin), orDefault[io.Writer](opts.Stdout, os.Stdout), orDefault[io.Writer](opts.Stderr, os.Stderr)
 
 	hdr := header(prog, opts.Program, opts.Args, vgPath)
+	hdr.Settings = append(hdr.Settings, &tracepb.KeyValue{Key: "input-cap", Value: fmt.Sprint(icap)})
 	if opts.Preempt > 0 {
 		hdr.Settings = append(hdr.Settings, &tracepb.KeyValue{Key: "preempt", Value: fmt.Sprint(opts.Preempt)},
 			&tracepb.KeyValue{Key: "sched-seed", Value: fmt.Sprint(opts.SchedSeed)})
@@ -394,6 +426,9 @@ func stream(pipe io.Reader, out *os.File, hdr *tracepb.Header, opts Options, res
 		}()
 	}
 	dec := probe.NewDecoder(pipe, s)
+	if icap, err := inputCap(opts); err == nil {
+		dec.SetInputCap(icap)
+	}
 	runErr := dec.Run()
 	stop.Store(true)
 	res.Events = w.Events()
