@@ -205,9 +205,9 @@ func runInputs(e *env, f *inputsFlags, args []string) error {
 		if secs > 0 {
 			rate = float64(st.Instances) / secs
 		}
-		fmt.Fprintf(e.stderr, "analyze: inputs: %d entities (%d sources) read and %d instances loaded in %v; pass %v over %d instances (%.0f instances/s): %d entities placed, %d sets, %d chain links, %d triples, %d shadow pages\n",
+		fmt.Fprintf(e.stderr, "analyze: inputs: %d entities (%d sources) read and %d instances loaded in %v; pass %v over %d instances (%.0f instances/s): %d entities placed, %d sets, %d chain links, %d triples, %d shadow pages, %d collections\n",
 			ents.Total, len(ents.Sources), run.Instances(), loaded.Sub(start).Round(time.Millisecond), analysed.Sub(loaded).Round(time.Millisecond),
-			st.Instances, rate, st.Entities, st.Sets, st.Chains, st.Triples, st.Pages)
+			st.Instances, rate, st.Entities, st.Sets, st.Chains, st.Triples, st.Pages, st.Collections)
 	}
 	if n := run.Undecoded(); n > 0 {
 		fmt.Fprintf(e.stderr, "analyze: warning: %d instructions could not be decoded; their register dependences are missing\n", n)

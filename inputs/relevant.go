@@ -26,6 +26,9 @@ type Options struct {
 	Progress func(done, total int64)
 	// Context cancels a long pass.
 	Context context.Context
+
+	// gcLimit replaces the package's gcLimit (tests).
+	gcLimit int
 }
 
 // Link is one step of a mapping chain: constant Value was assigned to
@@ -100,6 +103,9 @@ type Stats struct {
 	Chains    int   `json:"chains"`    // distinct chain links made
 	Triples   int   `json:"triples"`   // distinct (DER, CINF, AINF) triples made
 	Pages     int   `json:"pages"`     // 4 KiB pages of shadow memory
+	// Collections counts the times the tables were collected (the dead
+	// sets dropped).
+	Collections int `json:"collections"`
 }
 
 // Elements returns the set named s.
@@ -120,7 +126,7 @@ type page [1 << pageBits]uint32
 
 // threadShadow is one thread's registers and its pending branch.
 type threadShadow struct {
-	regs [64]uint32
+	regs regFile
 	// flagsCompare says RFLAGS were last set by a compare (insn.Info's
 	// Compare).
 	flagsCompare bool
@@ -165,6 +171,8 @@ type analyzer struct {
 	want   map[uint32]bool
 	values map[uint32]uint32
 	stats  Stats
+	// gcAt is the table size that triggers the next collection.
+	gcAt int
 }
 
 // Analyze computes the relevant input sets (DERIVED, CINFLUENCED,
@@ -176,8 +184,9 @@ type analyzer struct {
 //
 // The value is: with a location (p.HasLoc), that register or memory's
 // value just after p's last instance; for the faulting instance of a run
-// that crashed, the registers that formed its memory address (the wrong
-// pointer); otherwise what p's last instance that computes something
+// that a bad memory access killed (SIGSEGV, SIGBUS), the registers that
+// formed its address (the wrong pointer), and for one killed otherwise
+// (SIGFPE) the operands it read; otherwise what p's last instance that computes something
 // computes (its registers and memory written, a conditional branch's
 // outcome). docs/inputs.md gives the rules.
 func Analyze(run *slice.Run, ents *Entities, p slice.Point, opt Options) (*Relevance, error) {
@@ -193,7 +202,7 @@ func Analyze(run *slice.Run, ents *Entities, p slice.Point, opt Options) (*Relev
 	}
 	a := &analyzer{
 		run:     run,
-		t:       newSetTable(),
+		t:       newSetTable(ents.Total),
 		threads: make([]threadShadow, len(run.Threads)),
 		pages:   make(map[uint64]*page),
 		entAt:   make(map[uint32][]Range),
@@ -201,6 +210,10 @@ func Analyze(run *slice.Run, ents *Entities, p slice.Point, opt Options) (*Relev
 		want:    make(map[uint32]bool),
 		values:  make(map[uint32]uint32),
 		lastPN:  ^uint64(0),
+	}
+	a.gcAt = gcLimit
+	if opt.gcLimit > 0 {
+		a.gcAt = opt.gcLimit
 	}
 	keep := sourceFilter(opt.Sources)
 	for _, r := range ents.Ranges {
@@ -235,11 +248,24 @@ func Analyze(run *slice.Run, ents *Entities, p slice.Point, opt Options) (*Relev
 				opt.Progress(int64(i), int64(last)+1)
 			}
 		}
+		if i&0xfff == 0 && a.t.size() > a.gcAt {
+			a.collect()
+			if opt.gcLimit > 0 {
+				a.gcAt = opt.gcLimit
+			}
+		}
 		accs = cur.Next(i, accs[:0])
 		if crash && i == last {
-			v, ok := a.pointer(i)
-			if ok {
-				value, rel.Value = v, "the faulting access's address (its base and index registers)"
+			if ts := &a.threads[run.ThreadIndex(i)]; ts.pending.set {
+				a.finish(run.ThreadIndex(i), run.StaticOf(i).PC)
+			}
+			if run.CrashSignal == sigSEGV || run.CrashSignal == sigBUS {
+				if v, ok := a.pointer(i); ok {
+					value, rel.Value = v, "the faulting access's address (its base and index registers)"
+					break
+				}
+			} else {
+				value, rel.Value = a.operands(i, accs), "the operands of the faulting instruction"
 				break
 			}
 		}
@@ -248,7 +274,7 @@ func Analyze(run *slice.Run, ents *Entities, p slice.Point, opt Options) (*Relev
 	a.stats.Instances = int64(last) + 1
 	switch {
 	case p.HasLoc && p.Reg != 0:
-		value = a.threads[run.ThreadIndex(last)].regs[p.Reg]
+		value = a.get(&a.threads[run.ThreadIndex(last)].regs, p.Reg)
 		rel.Value = fmt.Sprintf("register %s just after the instance", schema.Reg(p.Reg))
 	case p.HasLoc:
 		value = a.memValue(p.Addr, p.Size)
@@ -325,12 +351,22 @@ func (a *analyzer) step(i uint32, accs []slice.Access) {
 	constant := info.Flow == insn.FlowConst
 
 	// Value dependences: the registers and memory it reads as operands.
+	// A string move's rsi, rdi and rcx select its memory and count it:
+	// address operands.
+	uses := info.Uses
+	strMove := stringMove(info)
+	if strMove {
+		uses = 0
+		if info.Src != 0 {
+			uses = insn.Of(info.Src)
+		}
+	}
 	var value uint32
 	if !constant {
-		for u := info.Uses; u != 0; u &= u - 1 {
+		for u := uses; u != 0; u &= u - 1 {
 			r := tracepb.Register(trailing(uint64(u)))
 			if tracked(r) {
-				value = t.TUnion(value, ts.regs[r])
+				value = t.TUnion(value, a.get(&ts.regs, r))
 			}
 		}
 		for _, ac := range accs {
@@ -343,10 +379,17 @@ func (a *analyzer) step(i uint32, accs []slice.Access) {
 	var rest uint32
 	var addr uint32
 	if tracked(info.Base) {
-		addr = ts.regs[info.Base]
+		addr = a.get(&ts.regs, info.Base)
 	}
 	if tracked(info.Index) {
-		addr = t.TUnion(addr, ts.regs[info.Index])
+		addr = t.TUnion(addr, a.get(&ts.regs, info.Index))
+	}
+	if strMove {
+		for _, r := range []tracepb.Register{tracepb.Register_RSI, tracepb.Register_RDI, tracepb.Register_RCX} {
+			if info.Uses.Has(r) {
+				addr = t.TUnion(addr, a.get(&ts.regs, r))
+			}
+		}
 	}
 	if addr != 0 {
 		via := viaAddrWeak
@@ -378,11 +421,44 @@ func (a *analyzer) step(i uint32, accs []slice.Access) {
 			compare: ts.flagsCompare, cond: info.Cond, target: info.Target}
 		return
 	}
+	if info.Flow == insn.FlowMove {
+		// A copy keeps each byte's own sets.
+		if v, ok := a.copyBytes(ts, info, accs, rest); ok {
+			a.defineOthers(i, ti, st, accs, v)
+			return
+		}
+	}
 	if !copyLike {
 		value = t.Contrib(value, viaValueWeak)
 	}
 	result := t.TUnion(value, rest)
 	a.define(i, ti, st, accs, result)
+}
+
+// defineOthers finishes a copy that copyBytes carried out: the registers
+// it writes besides its destination (none but the stack pointer, as a
+// rule) get its value, and it is noted for its dependents.
+func (a *analyzer) defineOthers(i, ti uint32, st *slice.Static, accs []slice.Access, value uint32) {
+	ts := &a.threads[ti]
+	info := &st.Info
+	defs := info.Defs &^ insn.Of(tracepb.Register_RSI, tracepb.Register_RDI, tracepb.Register_RCX)
+	if !info.DstMem {
+		defs &^= insn.Of(info.Dst)
+	}
+	for d := defs; d != 0; d &= d - 1 {
+		if r := tracepb.Register(trailing(uint64(d))); tracked(r) {
+			ts.regs.setWhole(r, value)
+		}
+	}
+	a.note(i, value, false)
+}
+
+// stringMove says whether the instruction is a string move (movs, stos,
+// lods, with or without rep): a copy whose memory operands rsi and rdi
+// select, rcx counting it.
+func stringMove(info *insn.Info) bool {
+	return info.Flow == insn.FlowMove && (info.DstMem || info.SrcMem) && info.Base == 0 && info.Index == 0 &&
+		(info.Uses.Has(tracepb.Register_RSI) || info.Uses.Has(tracepb.Register_RDI))
 }
 
 // stackAddress says whether the instruction computes a register's value
@@ -392,7 +468,7 @@ func (a *analyzer) stackAddress(ts *threadShadow, info *insn.Info) bool {
 	if (info.Flow != insn.FlowMove && info.Flow != insn.FlowAdd) || info.DstMem || info.SrcMem || info.Src2 != 0 {
 		return false
 	}
-	return info.Src == tracepb.Register_RSP || (info.Src == tracepb.Register_RBP && ts.regs[tracepb.Register_RBP] == 0)
+	return info.Src == tracepb.Register_RSP || (info.Src == tracepb.Register_RBP && a.get(&ts.regs, tracepb.Register_RBP) == 0)
 }
 
 // finish gives thread ti's pending conditional jump its value, now that
@@ -427,10 +503,15 @@ func (a *analyzer) note(i, value uint32, equal bool) {
 func (a *analyzer) define(i, ti uint32, st *slice.Static, accs []slice.Access, value uint32) {
 	ts := &a.threads[ti]
 	info := &st.Info
-	for d := info.Defs; d != 0; d &= d - 1 {
+	defs := info.Defs
+	if stringMove(info) {
+		// rsi, rdi and rcx step on: they keep their sets.
+		defs &^= insn.Of(tracepb.Register_RSI, tracepb.Register_RDI, tracepb.Register_RCX)
+	}
+	for d := defs; d != 0; d &= d - 1 {
 		r := tracepb.Register(trailing(uint64(d)))
 		if tracked(r) {
-			ts.regs[r] = value
+			ts.regs.setWhole(r, value)
 		}
 	}
 	if info.Defs.Has(tracepb.Register_RFLAGS) {
@@ -452,24 +533,49 @@ func (a *analyzer) define(i, ti uint32, st *slice.Static, accs []slice.Access, v
 	a.note(i, value, false)
 }
 
+// Signals of a bad memory access.
+const (
+	sigBUS  = 7
+	sigSEGV = 11
+)
+
 // pointer returns the value of the faulting instance i's address
 // registers, before it runs; ok is false when it has none that is
-// followed.
+// followed (the stack pointer, or a frame pointer that holds no input, do
+// not count).
 func (a *analyzer) pointer(i uint32) (uint32, bool) {
 	info := &a.run.StaticOf(i).Info
 	ts := &a.threads[a.run.ThreadIndex(i)]
-	if ts.pending.set {
-		a.finish(a.run.ThreadIndex(i), a.run.StaticOf(i).PC)
-	}
 	var v uint32
 	ok := false
 	for _, r := range []tracepb.Register{info.Base, info.Index} {
-		if tracked(r) {
-			v = a.t.TUnion(v, ts.regs[r])
+		if rv := a.get(&ts.regs, r); tracked(r) && (r != tracepb.Register_RBP || rv != 0) {
+			v = a.t.TUnion(v, rv)
 			ok = true
 		}
 	}
 	return v, ok
+}
+
+// operands returns the union of the values instance i reads (its
+// registers and memory operands), before it runs: the wrong operand of an
+// instruction that faulted other than by its address (a division by
+// zero).
+func (a *analyzer) operands(i uint32, accs []slice.Access) uint32 {
+	info := &a.run.StaticOf(i).Info
+	ts := &a.threads[a.run.ThreadIndex(i)]
+	var v uint32
+	for u := info.Uses; u != 0; u &= u - 1 {
+		if r := tracepb.Register(trailing(uint64(u))); tracked(r) {
+			v = a.t.TUnion(v, a.get(&ts.regs, r))
+		}
+	}
+	for _, ac := range accs {
+		if !ac.Write {
+			v = a.t.TUnion(v, a.memValue(ac.Addr, ac.Size))
+		}
+	}
+	return v
 }
 
 // nextPC returns the pc of the next instance of i's thread, 0 when there
@@ -606,7 +712,7 @@ func (a *analyzer) link(i uint32, st *slice.Static, accs []slice.Access) linkKey
 
 // elements lists set id as elements, by entity.
 func (a *analyzer) elements(id uint32) []Element {
-	d := &a.t.sets[id]
+	d := a.t.data(id)
 	out := []Element{}
 	ci := 0
 	for _, r := range d.runs {
@@ -656,7 +762,7 @@ func statement(t *schema.Tables, pc uint64) string {
 // ranges splits set id into runs of entities per source.
 func (a *analyzer) ranges(s Set, id uint32, ents *Entities) []EntityRange {
 	var out []EntityRange
-	for _, r := range a.t.sets[id].runs {
+	for _, r := range a.t.tr.runs(a.t.sets[id].tree) {
 		for e := r.lo; e < r.hi; {
 			k := sort.Search(len(ents.Ranges), func(k int) bool { return ents.Ranges[k].First+ents.Ranges[k].Len > e })
 			if k == len(ents.Ranges) || ents.Ranges[k].First > e {

@@ -30,7 +30,7 @@ type chained struct {
 	chain uint32
 }
 
-// setData is one interned set: runs sorted, disjoint, adjacent runs of one
+// setData is a set written out: runs sorted, disjoint, adjacent runs of one
 // strength joined; chains sorted by entity then chain, each on an entity a
 // strong run holds, none the prefix of another on the same entity.
 type setData struct {
@@ -48,7 +48,7 @@ const (
 	// made first).
 	maxChains = 4
 	// memoLimit bounds each memo table; a full table is emptied.
-	memoLimit = 1 << 20
+	memoLimit = 1 << 16
 )
 
 // linkKey is one mapping step as the analysis holds it: the constant
@@ -72,22 +72,45 @@ type chainNode struct {
 // setTable interns sets, chains and triples of sets, and memoises the
 // operators.
 type setTable struct {
-	sets     []setData
-	setIndex map[string]uint32
-	chains   []chainNode // index 0 unused
-	chainIdx map[chainNode]uint32
+	tr       *trees
+	sets     []setRec // by number; 0 is the empty set
+	setIndex map[setRec]uint32
+	// lists are the interned chain lists (0: none).
+	lists     [][]chained
+	listIndex map[string]uint32
+	chains    []chainNode // index 0 unused
+	chainIdx  map[chainNode]uint32
 
-	union map[[2]uint32]uint32
-	weak  map[uint32]uint32
-	ext   map[extKey]uint32
+	union  map[[2]uint32]uint32
+	weak   map[uint32]uint32
+	ext    map[extKey]uint32
+	lists2 map[[2]uint32]uint32 // union of chain lists
 
 	triples   []triple
 	tripleIdx map[triple]uint32
 	tUnion    map[[2]uint32]uint32
 	tContrib  map[contribKey]uint32
+	// Direct-mapped caches in front of the union memos: most unions
+	// repeat one that was just made, and a small array stays in the
+	// processor's cache where the maps do not.
+	tCache, sCache [pairCache]pairMemo
 
 	key []byte // scratch for keys
 }
+
+// pairMemo is one entry of a direct-mapped cache of a binary operator.
+type pairMemo struct{ a, b, r uint32 }
+
+// pairCache is the size of the direct-mapped caches.
+const pairCache = 1 << 12
+
+// pairSlot is the cache slot of the pair (a, b).
+func pairSlot(a, b uint32) uint32 {
+	return (a*0x9e3779b1 ^ b*0x85ebca6b) >> 20 & (pairCache - 1)
+}
+
+// setRec is one set: the tree of its entities and the list of its chains.
+type setRec struct{ tree, list uint32 }
 
 type extKey struct {
 	set  uint32
@@ -97,55 +120,79 @@ type extKey struct {
 // triple is a value's three sets: DERIVED, CINFLUENCED, AINFLUENCED.
 type triple struct{ der, cinf, ainf uint32 }
 
-func newSetTable() *setTable {
-	t := &setTable{
-		sets:      []setData{{}},
-		setIndex:  map[string]uint32{"": 0},
+// newSetTable returns a table for entities 0..total-1.
+func newSetTable(total uint64) *setTable {
+	return &setTable{
+		tr:        newTrees(total),
+		sets:      []setRec{{}},
+		setIndex:  map[setRec]uint32{{}: 0},
+		lists:     [][]chained{nil},
+		listIndex: map[string]uint32{"": 0},
 		chains:    []chainNode{{}},
 		chainIdx:  make(map[chainNode]uint32),
 		union:     make(map[[2]uint32]uint32),
 		weak:      map[uint32]uint32{0: 0},
 		ext:       make(map[extKey]uint32),
+		lists2:    make(map[[2]uint32]uint32),
 		triples:   []triple{{}},
 		tripleIdx: map[triple]uint32{{}: 0},
 		tUnion:    make(map[[2]uint32]uint32),
 		tContrib:  make(map[contribKey]uint32),
 	}
-	return t
 }
 
-// intern returns the number of set d (d's slices are kept if new).
-func (t *setTable) intern(d setData) uint32 {
-	k := t.key[:0]
-	for _, r := range d.runs {
-		k = binary.AppendUvarint(k, r.lo)
-		k = binary.AppendUvarint(k, r.hi-r.lo)
-		if r.strong {
-			k = append(k, 1)
-		} else {
-			k = append(k, 0)
-		}
-	}
-	if len(d.chains) > 0 {
-		k = append(k, 2)
-		for _, c := range d.chains {
-			k = binary.AppendUvarint(k, c.ent)
-			k = binary.AppendUvarint(k, uint64(c.chain))
-		}
-	}
-	t.key = k
-	if id, ok := t.setIndex[string(k)]; ok {
+// set interns a set.
+func (t *setTable) set(r setRec) uint32 {
+	if id, ok := t.setIndex[r]; ok {
 		return id
 	}
 	id := uint32(len(t.sets))
-	t.sets = append(t.sets, setData{runs: slices.Clip(d.runs), chains: slices.Clip(d.chains)})
-	t.setIndex[string(k)] = id
+	t.sets = append(t.sets, r)
+	t.setIndex[r] = id
 	return id
+}
+
+// list interns a chain list.
+func (t *setTable) list(cs []chained) uint32 {
+	if len(cs) == 0 {
+		return 0
+	}
+	k := t.key[:0]
+	for _, c := range cs {
+		k = binary.AppendUvarint(k, c.ent)
+		k = binary.AppendUvarint(k, uint64(c.chain))
+	}
+	t.key = k
+	if id, ok := t.listIndex[string(k)]; ok {
+		return id
+	}
+	id := uint32(len(t.lists))
+	t.lists = append(t.lists, slices.Clone(cs))
+	t.listIndex[string(k)] = id
+	return id
+}
+
+// data returns set id's runs and chains.
+func (t *setTable) data(id uint32) setData {
+	r := t.sets[id]
+	return setData{runs: t.tr.runs(r.tree), chains: t.lists[r.list]}
+}
+
+// fromData interns the set d describes (its chains' entities must be
+// strong in its runs).
+func (t *setTable) fromData(d setData) uint32 {
+	var tree uint32
+	for _, r := range d.runs {
+		for e := r.lo; e < r.hi; e++ {
+			tree = t.tr.Union(tree, t.tr.single(e, r.strong))
+		}
+	}
+	return t.set(setRec{tree, t.list(t.unionChains(d.chains, nil))})
 }
 
 // single returns the set {e=}.
 func (t *setTable) single(e uint64) uint32 {
-	return t.intern(setData{runs: []run{{e, e + 1, true}}})
+	return t.set(setRec{tree: t.tr.single(e, true)})
 }
 
 // chainOf interns a chain node.
@@ -181,84 +228,47 @@ func (t *setTable) Union(a, b uint32) uint32 {
 	if a > b {
 		a, b = b, a
 	}
+	c := &t.sCache[pairSlot(a, b)]
+	if c.a == a && c.b == b {
+		return c.r
+	}
 	k := [2]uint32{a, b}
 	if id, ok := t.union[k]; ok {
+		*c = pairMemo{a, b, id}
 		return id
 	}
-	x, y := &t.sets[a], &t.sets[b]
-	d := setData{runs: unionRuns(x.runs, y.runs)}
-	if len(x.chains)+len(y.chains) > 0 {
-		d.chains = t.unionChains(x.chains, y.chains)
+	x, y := t.sets[a], t.sets[b]
+	r := setRec{tree: t.tr.Union(x.tree, y.tree), list: x.list}
+	if y.list != 0 && x.list != y.list {
+		r.list = y.list
+		if x.list != 0 {
+			r.list = t.unionLists(x.list, y.list)
+		}
 	}
-	id := t.intern(d)
+	id := t.set(r)
 	if len(t.union) >= memoLimit {
 		clear(t.union)
 	}
 	t.union[k] = id
+	*c = pairMemo{a, b, id}
 	return id
 }
 
-// unionRuns merges two run lists, each entity at its stronger strength.
-func unionRuns(a, b []run) []run {
-	out := make([]run, 0, len(a)+len(b))
-	add := func(lo, hi uint64, strong bool) {
-		if lo >= hi {
-			return
-		}
-		if k := len(out); k > 0 && out[k-1].hi == lo && out[k-1].strong == strong {
-			out[k-1].hi = hi
-			return
-		}
-		out = append(out, run{lo, hi, strong})
+// unionLists returns the union of two chain lists (unionChains).
+func (t *setTable) unionLists(a, b uint32) uint32 {
+	if a > b {
+		a, b = b, a
 	}
-	i, j := 0, 0
-	// pos is where the sweep stands: everything below it is emitted.
-	var pos uint64
-	for i < len(a) || j < len(b) {
-		var ra, rb *run
-		if i < len(a) {
-			ra = &a[i]
-		}
-		if j < len(b) {
-			rb = &b[j]
-		}
-		// The next point at or after pos where some run is.
-		lo := ^uint64(0)
-		if ra != nil {
-			lo = min(lo, max(ra.lo, pos))
-		}
-		if rb != nil {
-			lo = min(lo, max(rb.lo, pos))
-		}
-		inA := ra != nil && max(ra.lo, pos) <= lo && lo < ra.hi
-		inB := rb != nil && max(rb.lo, pos) <= lo && lo < rb.hi
-		// The segment ends where membership or a run changes.
-		hi := ^uint64(0)
-		if ra != nil {
-			if inA {
-				hi = min(hi, ra.hi)
-			} else {
-				hi = min(hi, ra.lo)
-			}
-		}
-		if rb != nil {
-			if inB {
-				hi = min(hi, rb.hi)
-			} else {
-				hi = min(hi, rb.lo)
-			}
-		}
-		strong := (inA && ra.strong) || (inB && rb.strong)
-		add(lo, hi, strong)
-		pos = hi
-		if ra != nil && ra.hi <= pos {
-			i++
-		}
-		if rb != nil && rb.hi <= pos {
-			j++
-		}
+	k := [2]uint32{a, b}
+	if id, ok := t.lists2[k]; ok {
+		return id
 	}
-	return out
+	id := t.list(t.unionChains(t.lists[a], t.lists[b]))
+	if len(t.lists2) >= memoLimit {
+		clear(t.lists2)
+	}
+	t.lists2[k] = id
+	return id
 }
 
 // unionChains merges two chain lists, dropping on each entity the chains
@@ -307,16 +317,7 @@ func (t *setTable) Weak(a uint32) uint32 {
 	if id, ok := t.weak[a]; ok {
 		return id
 	}
-	x := &t.sets[a]
-	var d setData
-	for _, r := range x.runs {
-		if k := len(d.runs); k > 0 && d.runs[k-1].hi == r.lo {
-			d.runs[k-1].hi = r.hi
-			continue
-		}
-		d.runs = append(d.runs, run{r.lo, r.hi, false})
-	}
-	id := t.intern(d)
+	id := t.set(setRec{tree: t.tr.Weak(t.sets[a].tree)})
 	if len(t.weak) >= memoLimit {
 		clear(t.weak)
 	}
@@ -337,39 +338,33 @@ func (t *setTable) Extend(a uint32, l linkKey) uint32 {
 	if id, ok := t.ext[k]; ok {
 		return id
 	}
-	x := &t.sets[a]
-	var d setData
+	x := t.sets[a]
+	strong := t.tr.Strong(x.tree)
+	old := t.lists[x.list]
+	var cs []chained
 	ci := 0
-	for _, r := range x.runs {
-		if !r.strong {
-			continue
-		}
-		if k := len(d.runs); k > 0 && d.runs[k-1].hi == r.lo {
-			d.runs[k-1].hi = r.hi
-		} else {
-			d.runs = append(d.runs, r)
-		}
+	for _, r := range t.tr.runs(strong) {
 		for e := r.lo; e < r.hi; e++ {
-			for ci < len(x.chains) && x.chains[ci].ent < e {
+			for ci < len(old) && old[ci].ent < e {
 				ci++
 			}
-			if ci < len(x.chains) && x.chains[ci].ent == e {
-				for ; ci < len(x.chains) && x.chains[ci].ent == e; ci++ {
-					c := x.chains[ci].chain
+			if ci < len(old) && old[ci].ent == e {
+				for ; ci < len(old) && old[ci].ent == e; ci++ {
+					c := old[ci].chain
 					if n := t.chains[c]; n.n < maxChainLinks {
 						c = t.chainOf(chainNode{prev: c, link: l, n: n.n + 1})
 					}
-					d.chains = append(d.chains, chained{e, c})
+					cs = append(cs, chained{e, c})
 				}
 				continue
 			}
-			d.chains = append(d.chains, chained{e, t.chainOf(chainNode{link: l, n: 1})})
+			cs = append(cs, chained{e, t.chainOf(chainNode{link: l, n: 1})})
 		}
 	}
-	if len(d.chains) > 1 {
-		d.chains = t.unionChains(d.chains, nil)
+	if len(cs) > 1 {
+		cs = t.unionChains(cs, nil)
 	}
-	id := t.intern(d)
+	id := t.set(setRec{tree: strong, list: t.list(cs)})
 	if len(t.ext) >= memoLimit {
 		clear(t.ext)
 	}
@@ -411,16 +406,21 @@ func (t *setTable) TUnion(a, b uint32) uint32 {
 	if a > b {
 		a, b = b, a
 	}
+	c := &t.tCache[pairSlot(a, b)]
+	if c.a == a && c.b == b {
+		return c.r
+	}
 	k := [2]uint32{a, b}
-	if id, ok := t.tUnion[k]; ok {
-		return id
+	id, ok := t.tUnion[k]
+	if !ok {
+		x, y := t.triples[a], t.triples[b]
+		id = t.tripleOf(triple{t.Union(x.der, y.der), t.Union(x.cinf, y.cinf), t.Union(x.ainf, y.ainf)})
+		if len(t.tUnion) >= memoLimit {
+			clear(t.tUnion)
+		}
+		t.tUnion[k] = id
 	}
-	x, y := t.triples[a], t.triples[b]
-	id := t.tripleOf(triple{t.Union(x.der, y.der), t.Union(x.cinf, y.cinf), t.Union(x.ainf, y.ainf)})
-	if len(t.tUnion) >= memoLimit {
-		clear(t.tUnion)
-	}
-	t.tUnion[k] = id
+	*c = pairMemo{a, b, id}
 	return id
 }
 

@@ -9,7 +9,7 @@ import (
 
 // show writes set id as "E[=][>V...]" elements, by entity.
 func show(t *setTable, id uint32) string {
-	d := &t.sets[id]
+	d := t.data(id)
 	var parts []string
 	ci := 0
 	for _, r := range d.runs {
@@ -47,7 +47,7 @@ func mk(t *setTable, elems ...string) uint32 {
 		num, chain, _ := strings.Cut(strings.Replace(el, "=", "", 1), ">")
 		fmt.Sscan(num, &e)
 		rest = chain
-		s := t.intern(setData{runs: []run{{e, e + 1, strong}}})
+		s := t.fromData(setData{runs: []run{{e, e + 1, strong}}})
 		if rest != "" {
 			for _, v := range strings.Split(rest, ">") {
 				var n int64
@@ -64,7 +64,7 @@ func mk(t *setTable, elems ...string) uint32 {
 // dissertation: the union keeps the stronger element and the longer chain,
 // and weakening drops strength and chains.
 func TestOperatorIdentities(t *testing.T) {
-	st := newSetTable()
+	st := newSetTable(1 << 20)
 	cases := []struct {
 		name string
 		got  uint32
@@ -92,7 +92,8 @@ func TestOperatorIdentities(t *testing.T) {
 // naive is a set as a map: entity -> strong, and its chains by entity.
 func naive(t *setTable, id uint32) map[uint64]string {
 	m := map[uint64]string{}
-	for _, r := range t.sets[id].runs {
+	d := t.data(id)
+	for _, r := range d.runs {
 		for e := r.lo; e < r.hi; e++ {
 			if r.strong {
 				m[e] = "="
@@ -101,18 +102,20 @@ func naive(t *setTable, id uint32) map[uint64]string {
 			}
 		}
 	}
-	for _, c := range t.sets[id].chains {
+	for _, c := range d.chains {
 		m[c.ent] += fmt.Sprintf(">%d", c.chain)
 	}
 	return m
 }
 
-// randomSet makes a set of up to 12 elements over entities 0..19, some
+// randomSet makes a set of up to 12 elements over a few entities, some
 // strong, some with chains.
 func randomSet(t *setTable, rng *rand.Rand) uint32 {
 	var els []string
 	for k := rng.IntN(12); k > 0; k-- {
-		e := fmt.Sprint(rng.IntN(20))
+		// Entities in one leaf, across leaves and across nodes.
+		pool := []int{0, 1, 2, 3, 5, 62, 63, 64, 65, 127, 128, 4095, 4096, 4097, 70000, 262143, 262144, 1<<20 - 1}
+		e := fmt.Sprint(pool[rng.IntN(len(pool))])
 		switch rng.IntN(4) {
 		case 0:
 			els = append(els, e)
@@ -133,7 +136,7 @@ func randomSet(t *setTable, rng *rand.Rand) uint32 {
 // idempotent, weakening is idempotent and distributes over the union, and
 // the union's runs hold each entity at its stronger strength.
 func TestOperatorProperties(t *testing.T) {
-	st := newSetTable()
+	st := newSetTable(1 << 20)
 	rng := rand.New(rand.NewPCG(1, 2))
 	for n := 0; n < 3000; n++ {
 		a, b, c := randomSet(st, rng), randomSet(st, rng), randomSet(st, rng)
@@ -180,16 +183,23 @@ func TestOperatorProperties(t *testing.T) {
 	}
 }
 
-// TestRunsUnion checks unionRuns on overlapping runs of mixed strength.
-func TestRunsUnion(t *testing.T) {
-	got := unionRuns([]run{{0, 10, false}, {20, 30, true}}, []run{{5, 25, true}, {40, 41, false}})
-	want := []run{{0, 5, false}, {5, 30, true}, {40, 41, false}}
-	if fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Errorf("unionRuns = %v, want %v", got, want)
+// TestTreeRuns checks that the trees give back the runs they were built
+// from, across leaves and levels.
+func TestTreeRuns(t *testing.T) {
+	st := newSetTable(1 << 20)
+	d := setData{runs: []run{{0, 10, false}, {10, 70, true}, {4090, 4200, false}, {262140, 262150, true}}}
+	id := st.fromData(d)
+	if got := st.data(id).runs; fmt.Sprint(got) != fmt.Sprint(d.runs) {
+		t.Errorf("runs %v, want %v", got, d.runs)
 	}
-	got = unionRuns([]run{{0, 10, true}}, []run{{2, 4, false}, {10, 12, true}})
-	want = []run{{0, 12, true}}
-	if fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Errorf("unionRuns = %v, want %v", got, want)
+	w := st.data(st.Weak(id)).runs
+	if want := []run{{0, 70, false}, {4090, 4200, false}, {262140, 262150, false}}; fmt.Sprint(w) != fmt.Sprint(want) {
+		t.Errorf("weak runs %v, want %v", w, want)
+	}
+	// Adding one entity to a big set makes a few nodes, not a copy.
+	before := len(st.tr.nodes)
+	st.Union(id, st.single(5000))
+	if n := len(st.tr.nodes) - before; n > 2*(st.tr.depth+1) {
+		t.Errorf("adding one entity made %d nodes", n)
 	}
 }

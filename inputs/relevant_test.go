@@ -53,9 +53,9 @@ type recorded struct {
 	lines map[int]string // line -> its //@ marker
 }
 
-// record builds program name (-O0 -g), writes input to a file, records the
+// recordProgram builds program name (-O0 -g), writes input to a file, records the
 // program reading it, and loads the run.
-func record(t *testing.T, name string, input []byte) *recorded {
+func recordProgram(t *testing.T, name string, input []byte) *recorded {
 	t.Helper()
 	bin := testprog.Build(t, name, testprog.Flags("-g", "-O0", "-fno-omit-frame-pointer"))
 	in := filepath.Join(t.TempDir(), "input")
@@ -184,7 +184,7 @@ func checkRows(t *testing.T, rec *recorded, rows []row, strength bool) {
 // TestFigure43 checks the rows of figure 4.3 (strength ignored, as the
 // figure does). Entities: 0 is 3, 1 is -15, 2 is 0.
 func TestFigure43(t *testing.T) {
-	rec := record(t, "inputs/fig43", []byte{3, 0xf1, 0})
+	rec := recordProgram(t, "inputs/fig43", []byte{3, 0xf1, 0})
 	checkRows(t, rec, []row{
 		{"read#1", "0", "", ""},
 		{"store#1", "0", "", ""},
@@ -216,7 +216,7 @@ func TestFigure43(t *testing.T) {
 // Entities: 0-4 are b, o, d, y, \0. Chains are kept in CINF (the figure
 // shows plain \0= there at line 27; docs/inputs.md says why).
 func TestFigure45(t *testing.T) {
-	rec := record(t, "inputs/fig45", []byte("body\x00"))
+	rec := recordProgram(t, "inputs/fig45", []byte("body\x00"))
 	checkRows(t, rec, []row{
 		{"c0", "0=", "", ""},
 		{"while#1", "0=", "", ""},
@@ -252,7 +252,7 @@ func TestStrength(t *testing.T) {
 		in = append(in, byte(k))
 	}
 	in[3+10], in[3+11] = 50, 40
-	rec := record(t, "inputs/strength", in)
+	rec := recordProgram(t, "inputs/strength", in)
 	checkRows(t, rec, []row{
 		{"v1", "0=", "", ""},
 		{"v2", "0=", "", ""},
@@ -276,3 +276,169 @@ func TestStrength(t *testing.T) {
 }
 
 var _ = tracepb.Register_RAX
+
+// TestCalcBytes checks that a byte keeps its own sets through the C
+// library's buffered input (a read(2) of the whole file into stdio's
+// buffer, fgets's memcpy of the line): testdata/programs/inputs/calc.c's
+// operator byte is derived from itself alone, strong, and the zero divisor
+// that kills it (SIGFPE) from the digits of 7 / (3 - 3), weak (computed).
+// The entities come from inputs.Read.
+func TestCalcBytes(t *testing.T) {
+	bin := testprog.Build(t, "inputs/calc", testprog.Flags("-g", "-O0", "-fno-omit-frame-pointer"))
+	input := "12 + 3\n(7 / (3 - 3))\n"
+	in := filepath.Join(t.TempDir(), "calc.in")
+	if err := os.WriteFile(in, []byte(input), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	trace := testprog.Record(t, bin, in)
+	r, err := schema.Open(trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ents, err := inputs.Read(r)
+	r.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, err = schema.Open(trace); err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	run, err := slice.Load(r, slice.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The offsets in the input file of a set's elements, "=" for strong.
+	offsets := func(els []inputs.Element) string {
+		var parts []string
+		for _, e := range els {
+			rg, off, ok := ents.Entity(e.Entity)
+			if !ok || ents.Sources[rg.Source].Kind != inputs.SourceFile {
+				parts = append(parts, fmt.Sprintf("?%d", e.Entity))
+				continue
+			}
+			s := fmt.Sprint(rg.Offset + off)
+			if e.Strong {
+				s += "="
+			}
+			parts = append(parts, s)
+		}
+		return strings.Join(parts, " ")
+	}
+	line := testprog.Line(t, "inputs/calc", "char op = *p++;")
+	for _, c := range []struct {
+		crit slice.Criterion
+		der  string
+	}{
+		// The last '/' read by term(): offset 10.
+		{slice.Criterion{Kind: slice.ByLine, File: "calc.c", Line: uint32(line)}, "10="},
+		// 7 at offset 8, the 3s at 13 and 17.
+		{slice.Criterion{Kind: slice.ByCrash}, "8 13 17"},
+	} {
+		p, err := run.Resolve(c.crit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rel, err := inputs.Analyze(run, ents, p, inputs.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := offsets(rel.Der); got != c.der {
+			t.Errorf("%s: DER at offsets %q, want %q", p.Label, got, c.der)
+		}
+		if len(rel.Cinf) == 0 {
+			t.Errorf("%s: no CINF (the parse's branches)", p.Label)
+		}
+	}
+}
+
+// TestFigure42 checks figure 4.2 on testdata/programs/inputs/markup.c (the
+// chapter's Tidy-like running example) with the figure's 26-entity input:
+// at the crash (the NULL parent), DER is S2= with its chain to NULL, CINF
+// the figure's twelve entities with their strength and B2's chain to
+// true (seeEndBody), AINF the same twelve entities, and the strong
+// elements of DER and CINF spell SSNB/BP, the 1-minimal failing input.
+// Entities are given by their offsets in the input.
+func TestFigure42(t *testing.T) {
+	bin := testprog.Build(t, "inputs/markup", testprog.Flags("-g", "-O0", "-fno-omit-frame-pointer"))
+	input := `SSFFNBP"a"/P/BP"b"/P/N/S/S`
+	in := filepath.Join(t.TempDir(), "doc")
+	if err := os.WriteFile(in, []byte(input), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	trace := testprog.Record(t, bin, in)
+	r, err := schema.Open(trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ents, err := inputs.Read(r)
+	r.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, err = schema.Open(trace); err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	run, err := slice.Load(r, slice.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := run.Resolve(slice.Criterion{Kind: slice.ByCrash})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rel, err := inputs.Analyze(run, ents, p, inputs.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// "OFFSET[=][→VALUE...]" per element; without strength, per entity.
+	show := func(els []inputs.Element, strength bool) string {
+		var parts []string
+		for _, e := range els {
+			rg, off, ok := ents.Entity(e.Entity)
+			if !ok {
+				t.Fatalf("entity %d is not in the entities", e.Entity)
+			}
+			s := fmt.Sprint(rg.Offset + off)
+			if strength && e.Strong {
+				s += "="
+			}
+			for _, l := range e.Chain {
+				if strength {
+					s += fmt.Sprintf("→%d", l.Value)
+				}
+			}
+			if k := len(parts); k > 0 && parts[k-1] == s {
+				continue // one entity, several chains
+			}
+			parts = append(parts, s)
+		}
+		return strings.Join(parts, " ")
+	}
+	if got, want := show(rel.Der, true), "1=→0"; got != want {
+		t.Errorf("DER %s, want %s (S2= → NULL)", got, want)
+	}
+	if got, want := show(rel.Cinf, true), "0= 1= 2 3 4= 5= 6 7 10 12= 13=→1 14="; got != want {
+		t.Errorf("CINF %s, want %s (S1=,S2=,F1,F2,N1=,B1=,P1,\"1,/1,/2=,B2= → true,P3=)", got, want)
+	}
+	if got, want := show(rel.Ainf, false), "0 1 2 3 4 5 6 7 10 12 13 14"; got != want {
+		t.Errorf("AINF %s, want %s", got, want)
+	}
+	var strong []byte
+	seen := map[uint64]bool{}
+	for _, e := range append(append([]inputs.Element{}, rel.Der...), rel.Cinf...) {
+		rg, off, _ := ents.Entity(e.Entity)
+		if e.Strong && !seen[rg.Offset+off] {
+			seen[rg.Offset+off] = true
+		}
+	}
+	for off := uint64(0); off < uint64(len(input)); off++ {
+		if seen[off] {
+			strong = append(strong, input[off])
+		}
+	}
+	if string(strong) != "SSNB/BP" {
+		t.Errorf("the strong elements of DER and CINF spell %q, want SSNB/BP", strong)
+	}
+}
