@@ -43,7 +43,7 @@ help:
 	@echo 'make bench-bugs      analyze bugs against valgrind memcheck: detection per class on testdata/programs/bugs, Wang table 3.4 (chains vs slices), speed on the record benchmark programs; update bench/RESULTS.md (about 7 minutes)'
 	@echo 'make bench-region    record --from/--to on 5% of slicework against the whole run and valgrind --tool=none; update bench/RESULTS.md (about 3 minutes)'
 	@echo 'make bench-lin       lin.Check against porcupine in one process: porcupine'"'"'s own test histories, then generated ones where its search blows up; update bench/RESULTS.md (about 14 minutes, up to 16 GiB of memory)'
-	@echo 'make bench-reduce    input reduction: runs, size and time of ddmin, IDTHDD and IDTHDD* on testdata/programs/inputs (calc, ini, markup), IDTHDD* checked 1-minimal; update bench/RESULTS.md (about 12 minutes)'
+	@echo 'make bench-reduce    input reduction: runs, size and time of ddmin, IDTHDD and IDTHDD* on testdata/programs/inputs (calc and ini, small and large; markup), IDTHDD* checked 1-minimal; update bench/RESULTS.md (about 16 minutes)'
 	@echo 'make bench-sched     interleaving control (record --preempt, --sched-seed) on a racy counter: distinct interleavings over 100 seeds, reproducibility, switches per second; update bench/RESULTS.md (about 8 minutes)'
 	@echo 'make traces          re-record the small traces in testdata/traces/ that analysis tests use'
 	@echo 'make pgo             regenerate record/default.pgo, the profile bin/record is optimized with'
