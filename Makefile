@@ -45,7 +45,7 @@ help:
 	@echo 'make bench-region    record --from/--to on 5% of slicework against the whole run and valgrind --tool=none; update bench/RESULTS.md (about 3 minutes)'
 	@echo 'make bench-lin       lin.Check against porcupine in one process: porcupine'"'"'s own test histories, then generated ones where its search blows up; update bench/RESULTS.md (about 14 minutes, up to 16 GiB of memory)'
 	@echo 'make bench-inputs    relevant input analysis (analyze inputs) of calc'"'"'s crash on 2,000- and 20,000-line expression files: entities, load and pass times, instances per second, peak memory; update bench/RESULTS.md (about 4 minutes)'
-	@echo 'make bench-reduce    input reduction: runs, size and time of ddmin, IDTHDD and IDTHDD* on testdata/programs/inputs (calc, ini, markup), IDTHDD* checked 1-minimal; update bench/RESULTS.md (about 12 minutes)'
+	@echo 'make bench-reduce    input reduction: runs, size and time of ddmin, IDTHDD and IDTHDD* on testdata/programs/inputs (calc and ini, small and large; markup), IDTHDD* checked 1-minimal; update bench/RESULTS.md (about 16 minutes)'
 	@echo 'make bench-sched     interleaving control (record --preempt, --sched-seed) on a racy counter: distinct interleavings over 100 seeds, reproducibility, switches per second; update bench/RESULTS.md (about 8 minutes)'
 	@echo 'make traces          re-record the small traces in testdata/traces/ that analysis tests use'
 	@echo 'make pgo             regenerate record/default.pgo, the profile bin/record is optimized with'

@@ -78,7 +78,7 @@ func commands() []*command {
 			args: "run.trace", help: bugsHelp, setup: bugsSetup},
 		{name: "critical", summary: "find the critical predicates of a failure: branches whose inversion in a re-run removes it",
 			args: "run.trace [-- PROGRAM ARGS...]", help: criticalHelp, setup: criticalSetup},
-		{name: "reduce", summary: "reduce a failure-inducing input with ddmin to a 1-minimal one that fails the same way",
+		{name: "reduce", summary: "reduce a failure-inducing input with IDTHDD* (or IDTHDD, or ddmin) to a small one that fails the same way",
 			args: "--input FILE [-- PROGRAM ARGS...]", help: reduceHelp, setup: reduceSetup},
 		{name: "lin", summary: "check that a concurrent object's operations are linearizable, from a trace or a test log",
 			args: "run.trace x.lin | --history FILE", help: linHelp, setup: linSetup},

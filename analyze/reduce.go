@@ -288,7 +288,7 @@ func writeReduce(w io.Writer, r *reduce.Report) error {
 	for i, s := range r.Steps {
 		level := ""
 		if s.Level > 0 {
-			level = fmt.Sprintf("level %d  ", s.Level)
+			level = fmt.Sprintf("level %2d  ", s.Level)
 		}
 		ew.printf("  %2d  %s%4d entities in %3d parts  %-10s  -> %4d  %3d runs, %d cached\n", i+1, level, s.Entities, s.Granularity, s.Outcome, s.Kept, s.Runs, s.Cached)
 	}

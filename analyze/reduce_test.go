@@ -191,7 +191,7 @@ func TestReduceMarkup(t *testing.T) {
 		"step 1 (relevant input sets of crash (signal 11)): 2 runs\n",
 		"  1  DER=                      1 entities  passes\n",
 		"  2  DER= ∪ CINF=             10 entities  fails\n",
-		"step 2: decomposition tree of ", "step 3: levels:\n   1 ", "  level 1 ",
+		"step 2: decomposition tree of ", "step 3: levels:\n   1 ", "  level  1 ",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the report has no %q:\n%s", want, out)

@@ -252,7 +252,11 @@ func (r *reducer) finish(res *Result, c []int, start time.Time) {
 // debugging removes units: with n parts (2 at first) it tests the input
 // without each part, in order; a failing one is kept with n-1 parts (at
 // least 2); when none fails, n becomes the number of units, and when n
-// already is, the level is done.
+// already is, the level is done. With one unit a part, the round after a
+// removal starts at the unit that followed the one removed and wraps
+// around, so that one sweep over a wide level removes every unit it can
+// (the units before it were just tested in a larger input); every
+// complement of the last round has still passed when the level is done.
 func (r *reducer) step3(ctx context.Context, t *Tree, cur []int, star bool, res *Result) ([]int, error) {
 	in := make(map[int]bool, len(cur))
 	for _, e := range cur {
@@ -289,24 +293,37 @@ func (r *reducer) step3(ctx context.Context, t *Tree, cur []int, star bool, res 
 			slices.Sort(c)
 			return c
 		}
-		n := 2
+		n, start := 2, 0
 		for len(units) >= 2 {
 			step := Step{Level: l, Granularity: n, Entities: len(configOf(units))}
 			s0, c0 := r.runs, r.cache
 			bounds := splitBounds(len(units), n)
 			comps := make([][]int, n)
 			compUnits := make([][][]int, n)
-			for i := 0; i < n; i++ {
-				compUnits[i] = append(slices.Clip(units[:bounds[i]]), units[bounds[i+1]:]...)
-				comps[i] = configOf(compUnits[i])
+			for k := 0; k < n; k++ {
+				i := (start + k) % n
+				compUnits[k] = append(slices.Clip(units[:bounds[i]]), units[bounds[i+1]:]...)
+				comps[k] = configOf(compUnits[k])
 			}
-			i, err := r.batch(ctx, comps, step.Entities)
+			k, err := r.batch(ctx, comps, step.Entities)
 			if err != nil {
 				return nil, err
 			}
 			switch {
-			case i >= 0:
-				units, n = compUnits[i], max(n-1, 2)
+			case k >= 0:
+				// With one unit a part, the next round goes on from
+				// the unit after the one removed (which now has its
+				// index) instead of from the first, whose complements
+				// have just passed.
+				if n == len(units) {
+					start = (start + k) % n
+				} else {
+					start = 0
+				}
+				units, n = compUnits[k], max(n-1, 2)
+				if start >= n {
+					start = 0
+				}
 				step.Outcome = "complement"
 			case n < len(units):
 				n = len(units)

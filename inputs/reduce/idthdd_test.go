@@ -362,3 +362,35 @@ func TestIDTHDDProperties(t *testing.T) {
 		}
 	}
 }
+
+// TestWideLevel: on a level of many units, a round after a removal goes
+// on from the unit after the one removed, so that one sweep removes all
+// the irrelevant units: 20 leaves under the root, 3 of them needed, take
+// 2 tests of halves, one sweep of 20 and a last round of 3.
+func TestWideLevel(t *testing.T) {
+	var leaves []*Node
+	data := []byte("abcdefghijklmnopqrst")
+	for i := range data {
+		leaves = append(leaves, leaf(i))
+	}
+	ents, _ := Split(data, "bytes")
+	test := func(_ context.Context, in []byte) (Verdict, error) {
+		if strings.Contains(string(in), "d") && strings.Contains(string(in), "l") && strings.Contains(string(in), "r") {
+			return Fails, nil
+		}
+		return Passes, nil
+	}
+	for _, star := range []bool{false, true} {
+		res, err := IDTHDD(context.Background(), IDTConfig{
+			Config: Config{Entities: ents, Test: test, Jobs: 1, OriginalFails: true},
+			Star:   star,
+			Tree:   func([]int) (*Tree, error) { return &Tree{Root: node(leaves...)}, nil },
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(res.Input) != "dlr" || res.Runs != 1+2+20+3 {
+			t.Errorf("star %v: %q in %d runs, want dlr in 1+2+20+3", star, res.Input, res.Runs)
+		}
+	}
+}

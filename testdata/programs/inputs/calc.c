@@ -6,9 +6,9 @@
  *
  * FAULT: the zero check is made only at depth 0, so a division by zero
  * inside parentheses reaches the division instruction and the program is
- * killed by SIGFPE. calc.failing is a 60-byte input that crashes so;
- * ddmin reduces it to "(/": a missing operand reads as 0 and a missing ')'
- * is forgiven. */
+ * killed by SIGFPE. calc.failing (60 bytes) and calc-large.failing (40
+ * expressions; the 24th) crash so; ddmin reduces the first to "(/": a
+ * missing operand reads as 0 and a missing ')' is forgiven. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <ctype.h>

@@ -9,8 +9,8 @@
  * more runs over the array into the entry's next pointer, which the
  * reader has just set to NULL; the listing then follows the corrupted
  * pointer and the program is killed by SIGSEGV at the line marked CRASH.
- * ini.failing is a 298-byte file whose [database] section ends with such a
- * key. */
+ * ini.failing (298 bytes) and ini-large.failing (14 sections) are files
+ * whose [database] section ends with such a key. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
