@@ -272,7 +272,7 @@ func writeCommandHelp(w io.Writer, c *command, fs *pflag.FlagSet) {
 // named by -o.
 type output struct {
 	*bufio.Writer
-	file *os.File // nil for stdout
+	file *outFile // nil for stdout
 	path string
 }
 
@@ -281,9 +281,9 @@ func openOutput(path string, stdout io.Writer) (*output, error) {
 	if path == "" || path == "-" {
 		return &output{Writer: bufio.NewWriterSize(stdout, 64<<10)}, nil
 	}
-	f, err := os.Create(path)
+	f, err := createOut(path, "output")
 	if err != nil {
-		return nil, fmt.Errorf("create output: %w", err)
+		return nil, err
 	}
 	return &output{Writer: bufio.NewWriterSize(f, 64<<10), file: f, path: path}, nil
 }
@@ -297,11 +297,11 @@ func (o *output) finish(failed error) error {
 		err = fmt.Errorf("write %s: %w", o.path, err)
 	}
 	if o.file != nil {
-		if cerr := o.file.Close(); err == nil && cerr != nil {
-			err = fmt.Errorf("close %s: %w", o.path, cerr)
-		}
 		if failed != nil || err != nil {
-			os.Remove(o.path)
+			o.file.discard()
+		} else if cerr := o.file.Close(); cerr != nil {
+			err = fmt.Errorf("close %s: %w", o.path, cerr)
+			o.file.discard()
 		}
 	}
 	if failed != nil {

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -314,16 +313,16 @@ func writeSlice(e *env, f *sliceFlags, res *slice.Result, keep []schema.ThreadID
 		format = slice.Parquet
 	}
 	if f.output != "" && f.output != "-" {
-		file, err := os.Create(f.output)
+		file, err := createOut(f.output, "output")
 		if err != nil {
-			return fmt.Errorf("create output: %w", err)
+			return err
 		}
-		err = res.WriteTable(file, format, keep)
-		if cerr := file.Close(); err == nil && cerr != nil {
-			err = fmt.Errorf("close %s: %w", f.output, cerr)
+		err = file.writeSeekable(func(w io.WriteSeeker) error { return res.WriteTable(w, format, keep) })
+		if err == nil {
+			err = file.Close()
 		}
 		if err != nil {
-			os.Remove(f.output)
+			file.discard()
 			return fmt.Errorf("write %s: %w", f.output, err)
 		}
 		return nil
@@ -377,9 +376,9 @@ func writeReduced(e *env, f *sliceFlags, tracePath string, res *slice.Result, fr
 		return err
 	}
 	defer tr.Close()
-	file, err := os.Create(f.reduced)
+	file, err := createOut(f.reduced, "execution slice")
 	if err != nil {
-		return fmt.Errorf("create execution slice: %w", err)
+		return err
 	}
 	opt := execslice.Options{Skeleton: f.skeleton, Pairs: f.prune, Of: tracePath, From: from, SliceOptions: sliceOptionFlags(f)}
 	st, err := execslice.Write(file, tr, res, opt)
@@ -387,7 +386,7 @@ func writeReduced(e *env, f *sliceFlags, tracePath string, res *slice.Result, fr
 		err = cerr
 	}
 	if err != nil {
-		os.Remove(f.reduced)
+		file.discard()
 		return fmt.Errorf("write %s: %w", f.reduced, err)
 	}
 	w := e.stderr

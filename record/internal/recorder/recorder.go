@@ -217,6 +217,10 @@ func Record(opts Options) (*Result, error) {
 		return nil, fmt.Errorf("create trace: %w", err)
 	}
 	defer out.Close()
+	// Only a regular file is removed when nothing was recorded: -o
+	// /dev/null or a named pipe stays what it was.
+	st, err := out.Stat()
+	regular := err == nil && st.Mode().IsRegular()
 
 	logPath := filepath.Join(work, "valgrind.log")
 	args := []string{"--tool=" + ToolName, "--mgt-out=" + fifo, "-q", "--log-file=" + logPath,
@@ -295,7 +299,9 @@ func Record(opts Options) (*Result, error) {
 	if pipe == nil {
 		// Valgrind ended before the probe started: nothing was recorded.
 		out.Close()
-		os.Remove(opts.Output)
+		if regular {
+			os.Remove(opts.Output)
+		}
 		msgs := log()
 		if len(msgs) == 0 {
 			msgs = []string{fmt.Sprintf("valgrind ended (%v) before the probe started", waitErr)}
