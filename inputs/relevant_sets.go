@@ -81,25 +81,64 @@ type setTable struct {
 	chains    []chainNode // index 0 unused
 	chainIdx  map[chainNode]uint32
 
-	union  map[[2]uint32]uint32
+	union  pairMemos
 	weak   map[uint32]uint32
 	ext    map[extKey]uint32
 	lists2 map[[2]uint32]uint32 // union of chain lists
 
 	triples   []triple
 	tripleIdx map[triple]uint32
-	tUnion    map[[2]uint32]uint32
+	tUnion    pairMemos
 	tContrib  map[contribKey]uint32
-	// Direct-mapped caches in front of the union memos: most unions
-	// repeat one that was just made, and a small array stays in the
-	// processor's cache where the maps do not.
-	tCache, sCache [pairCache]pairMemo
 
 	key []byte // scratch for keys
 }
 
 // pairMemo is one entry of a direct-mapped cache of a binary operator.
 type pairMemo struct{ a, b, r uint32 }
+
+// pairMemos remember the results of a commutative, idempotent operator on
+// interned ids whose identity is id 0 (the unions): a direct-mapped cache
+// in front of a map bounded by memoLimit. Most unions repeat one just
+// made, and the small array stays in the processor's cache where the map
+// does not.
+type pairMemos struct {
+	cache [pairCache]pairMemo
+	m     map[[2]uint32]uint32
+}
+
+// memoPair returns op(a, b), calling compute(t, lo, hi) (lo < hi, neither
+// 0) only when the memos do not hold the pair. compute is a method
+// expression, so that the hot path allocates no closure.
+func memoPair[T any](p *pairMemos, t T, a, b uint32, compute func(T, uint32, uint32) uint32) uint32 {
+	switch {
+	case a == b || b == 0:
+		return a
+	case a == 0:
+		return b
+	}
+	if a > b {
+		a, b = b, a
+	}
+	c := &p.cache[pairSlot(a, b)]
+	if c.a == a && c.b == b {
+		return c.r
+	}
+	k := [2]uint32{a, b}
+	id, ok := p.m[k]
+	if !ok {
+		id = compute(t, a, b)
+		if p.m == nil {
+			p.m = make(map[[2]uint32]uint32)
+		}
+		if len(p.m) >= memoLimit {
+			clear(p.m)
+		}
+		p.m[k] = id
+	}
+	*c = pairMemo{a, b, id}
+	return id
+}
 
 // pairCache is the size of the direct-mapped caches.
 const pairCache = 1 << 12
@@ -130,13 +169,11 @@ func newSetTable(total uint64) *setTable {
 		listIndex: map[string]uint32{"": 0},
 		chains:    []chainNode{{}},
 		chainIdx:  make(map[chainNode]uint32),
-		union:     make(map[[2]uint32]uint32),
 		weak:      map[uint32]uint32{0: 0},
 		ext:       make(map[extKey]uint32),
 		lists2:    make(map[[2]uint32]uint32),
 		triples:   []triple{{}},
 		tripleIdx: map[triple]uint32{{}: 0},
-		tUnion:    make(map[[2]uint32]uint32),
 		tContrib:  make(map[contribKey]uint32),
 	}
 }
@@ -219,24 +256,11 @@ func (t *setTable) prefix(a, b uint32) bool {
 // Union returns a ⊎ b: every entity of either, strong if strong in either,
 // with the chains of both less those another chain extends.
 func (t *setTable) Union(a, b uint32) uint32 {
-	switch {
-	case a == b || b == 0:
-		return a
-	case a == 0:
-		return b
-	}
-	if a > b {
-		a, b = b, a
-	}
-	c := &t.sCache[pairSlot(a, b)]
-	if c.a == a && c.b == b {
-		return c.r
-	}
-	k := [2]uint32{a, b}
-	if id, ok := t.union[k]; ok {
-		*c = pairMemo{a, b, id}
-		return id
-	}
+	return memoPair(&t.union, t, a, b, (*setTable).union2)
+}
+
+// union2 computes Union of two distinct, non-empty sets.
+func (t *setTable) union2(a, b uint32) uint32 {
 	x, y := t.sets[a], t.sets[b]
 	r := setRec{tree: t.tr.Union(x.tree, y.tree), list: x.list}
 	if y.list != 0 && x.list != y.list {
@@ -245,13 +269,7 @@ func (t *setTable) Union(a, b uint32) uint32 {
 			r.list = t.unionLists(x.list, y.list)
 		}
 	}
-	id := t.set(r)
-	if len(t.union) >= memoLimit {
-		clear(t.union)
-	}
-	t.union[k] = id
-	*c = pairMemo{a, b, id}
-	return id
+	return t.set(r)
 }
 
 // unionLists returns the union of two chain lists (unionChains).
@@ -397,31 +415,13 @@ func (t *setTable) tripleOf(x triple) uint32 {
 
 // TUnion is the union of two triples, set by set.
 func (t *setTable) TUnion(a, b uint32) uint32 {
-	switch {
-	case a == b || b == 0:
-		return a
-	case a == 0:
-		return b
-	}
-	if a > b {
-		a, b = b, a
-	}
-	c := &t.tCache[pairSlot(a, b)]
-	if c.a == a && c.b == b {
-		return c.r
-	}
-	k := [2]uint32{a, b}
-	id, ok := t.tUnion[k]
-	if !ok {
-		x, y := t.triples[a], t.triples[b]
-		id = t.tripleOf(triple{t.Union(x.der, y.der), t.Union(x.cinf, y.cinf), t.Union(x.ainf, y.ainf)})
-		if len(t.tUnion) >= memoLimit {
-			clear(t.tUnion)
-		}
-		t.tUnion[k] = id
-	}
-	*c = pairMemo{a, b, id}
-	return id
+	return memoPair(&t.tUnion, t, a, b, (*setTable).tunion2)
+}
+
+// tunion2 computes TUnion of two distinct, non-empty triples.
+func (t *setTable) tunion2(a, b uint32) uint32 {
+	x, y := t.triples[a], t.triples[b]
+	return t.tripleOf(triple{t.Union(x.der, y.der), t.Union(x.cinf, y.cinf), t.Union(x.ainf, y.ainf)})
 }
 
 // contribution is how a prior value reaches the one being computed.

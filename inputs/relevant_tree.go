@@ -17,8 +17,7 @@ type trees struct {
 	index map[uint64][]uint32 // content hash -> nodes
 	depth int                 // the root's level (leaves are level 0)
 
-	union  map[[2]uint32]uint32
-	cache  [pairCache]pairMemo // in front of union
+	union  pairMemos
 	weak   map[uint32]uint32
 	strong map[uint32]uint32
 }
@@ -42,7 +41,6 @@ func newTrees(total uint64) *trees {
 		nodes:  []tnode{{}},
 		index:  make(map[uint64][]uint32),
 		depth:  d,
-		union:  make(map[[2]uint32]uint32),
 		weak:   map[uint32]uint32{0: 0},
 		strong: map[uint32]uint32{0: 0},
 	}
@@ -92,24 +90,11 @@ func (t *trees) single(e uint64, strong bool) uint32 {
 // Union returns the tree of the entities of a or b, each strong when
 // strong in either.
 func (t *trees) Union(a, b uint32) uint32 {
-	switch {
-	case a == b || b == 0:
-		return a
-	case a == 0:
-		return b
-	}
-	if a > b {
-		a, b = b, a
-	}
-	c := &t.cache[pairSlot(a, b)]
-	if c.a == a && c.b == b {
-		return c.r
-	}
-	k := [2]uint32{a, b}
-	if id, ok := t.union[k]; ok {
-		*c = pairMemo{a, b, id}
-		return id
-	}
+	return memoPair(&t.union, t, a, b, (*trees).union2)
+}
+
+// union2 computes Union of two distinct, non-empty trees.
+func (t *trees) union2(a, b uint32) uint32 {
 	x, y := t.nodes[a], t.nodes[b]
 	var id uint32
 	if x.level == 0 {
@@ -133,11 +118,6 @@ func (t *trees) Union(a, b uint32) uint32 {
 		}
 		id = t.make(x.level, mask, 0, kids)
 	}
-	if len(t.union) >= memoLimit {
-		clear(t.union)
-	}
-	t.union[k] = id
-	*c = pairMemo{a, b, id}
 	return id
 }
 
