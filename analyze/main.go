@@ -84,6 +84,8 @@ func commands() []*command {
 			args: "run.trace x.lin | --history FILE", help: linHelp, setup: linSetup},
 		{name: "tarantula", summary: "rank source statements by suspiciousness (Tarantula, Ochiai) from failing and passing runs",
 			args: "--fail FAIL.trace... [--pass PASS.trace...]", help: tarantulaHelp, setup: tarantulaSetup},
+		{name: "serve", summary: "serve a local web explorer of the run: timeline, MG++ graph at any moment, node history, source with findings",
+			args: "run.trace", help: serveHelp, setup: serveSetup},
 	}
 }
 
