@@ -86,6 +86,8 @@ func commands() []*command {
 			args: "--fail FAIL.trace... [--pass PASS.trace...]", help: tarantulaHelp, setup: tarantulaSetup},
 		{name: "serve", summary: "serve a local web explorer of the run: timeline, MG++ graph at any moment, node history, source with findings",
 			args: "run.trace", help: serveHelp, setup: serveSetup},
+		{name: "report", summary: "write one self-contained HTML report of the run: the explorer's views at the moments that matter",
+			args: "run.trace -o report.html", help: reportHelp, setup: reportSetup},
 	}
 }
 

@@ -208,3 +208,42 @@ func get(h http.Handler, path string, q url.Values, v any) error {
 	}
 	return nil
 }
+
+// MaxBytes is the size a report's models are kept under by CollectWithin
+// (the page adds about 100 KB of application and library).
+const MaxBytes = 4 << 20
+
+// CollectWithin is Collect, asked again with smaller caps (fewer nodes per
+// graph before collapsing, fewer moments, histories and files) while the
+// models' JSON is over max bytes; the notes say what was cut. It gives up
+// with the smallest caps' data, over max, rather than fail.
+func CollectWithin(h http.Handler, opt Options, max int) (*Data, error) {
+	opt = opt.withDefaults()
+	for tries := 0; ; tries++ {
+		d, err := Collect(h, opt)
+		if err != nil {
+			return nil, err
+		}
+		b, err := json.Marshal(d)
+		if err != nil {
+			return nil, fmt.Errorf("report: encode the models: %w", err)
+		}
+		if len(b) <= max || tries == 6 {
+			if tries > 0 {
+				d.Notes = append(d.Notes, fmt.Sprintf("caps lowered to keep the report small: graphs collapsed above %d nodes, %d moments, %d node histories, %d files", opt.GraphLimit, opt.Moments, opt.Nodes, opt.Files))
+			}
+			return d, nil
+		}
+		opt.GraphLimit = max2(opt.GraphLimit/2, 20)
+		opt.Moments = max2(opt.Moments*2/3, 2)
+		opt.Nodes = max2(opt.Nodes/2, 5)
+		opt.Files = max2(opt.Files/2, 3)
+	}
+}
+
+func max2(a, b int) int {
+	if a > b {
+		return a
+	}
+	return b
+}

@@ -315,19 +315,36 @@
       const y0 = top + 2 + li * laneH;
       const maxE = Math.max(1, ...th.events);
       const maxD = Math.max(1, ...(th.depth || [0]));
+      // activity: a light band whose strength is the thread's events in
+      // the bucket; over it the call depth as a filled step curve.
+      let path = "M0," + (y0 + laneH - 2);
       th.events.forEach((e, i) => {
-        if (!e) return;
-        const h = Math.max(1, ((laneH - 4) * e) / maxE);
-        el("rect", { class: "act", x: i * bw, y: y0 + laneH - 2 - h, width: Math.max(bw, 1), height: h }, svg);
+        if (e) el("rect", { class: "act", x: i * bw, y: y0, width: Math.max(bw, 1), height: laneH - 2, opacity: (0.25 + (0.75 * e) / maxE).toFixed(2) }, svg);
         const d = th.depth ? th.depth[i] : 0;
-        if (d) el("rect", { class: "depth", x: i * bw, y: y0 + laneH - 2 - ((laneH - 4) * d) / maxD, width: Math.max(bw, 1), height: 1.5 }, svg)
-          .appendChild(titled(th.calls && th.calls[i] ? th.calls[i] + " (depth " + d + ")" : "depth " + d));
+        const y = y0 + laneH - 2 - ((laneH - 6) * d) / maxD;
+        path += " L" + i * bw + "," + y + " L" + (i + 1) * bw + "," + y;
       });
+      path += " L" + W + "," + (y0 + laneH - 2) + " Z";
+      el("path", { class: "depth", d: path }, svg).appendChild(titled("call depth (deepest per bucket, up to " + maxD + ")"));
+      if (th.calls) {
+        // the outermost function's name where it changes, when there is room
+        let lastName = "", lastX = -1e9;
+        th.calls.forEach((c, i) => {
+          if (c && c !== lastName && i * bw - lastX > 60) {
+            el("text", { class: "call-label", x: i * bw + 2, y: y0 + laneH - 4 }, svg, c);
+            lastX = i * bw;
+          }
+          lastName = c;
+        });
+      }
       el("text", { class: "lane-label", x: 2, y: y0 + 10 }, svg, "thread " + th.thread);
     });
-    for (const p of t.points || []) {
+    // C-points and markers are ticks on top; what was found crosses the lanes.
+    const minor = (k) => k === "cpoint" || k === "marker";
+    const pts = (t.points || []).slice().sort((a, b) => minor(b.kind) - minor(a.kind));
+    for (const p of pts) {
       const px = x(p.seq);
-      const ln = el("line", { class: "pt " + p.kind, x1: px, x2: px, y1: 0, y2: H }, svg);
+      const ln = el("line", { class: "pt " + p.kind, x1: px, x2: px, y1: 0, y2: minor(p.kind) ? top : H }, svg);
       ln.appendChild(titled(p.kind + ": " + p.label + " (event " + p.seq + ", ts " + p.ts + ")"));
     }
     drawTimelineCursor();
@@ -477,8 +494,10 @@
       const w = Math.max(60, 12 + 6.2 * Math.max(...lines.map((s) => s.length)));
       dg.setNode(nodeKey(n), { width: w, height: 8 + 13 * lines.length, n, lines });
     }
+    const loops = [];
     g.edges.forEach((e, i) => {
       if (!dg.hasNode(e.from) || !dg.hasNode(e.to)) return;
+      if (e.from === e.to) return loops.push(e); // drawn by hand below
       dg.setEdge(e.from, e.to, { e, label: e.field, width: 6 * (e.field || "").length, height: 12 }, "e" + i);
     });
     dagre.layout(dg);
@@ -493,6 +512,19 @@
       el("path", { d: "M" + pts.map((p) => p.x + "," + p.y).join(" L"), "marker-end": "url(#arrow)" }, ge);
       if (d.label) el("text", { x: d.x, y: d.y, "text-anchor": "middle" }, ge, d.label + (d.e.count > 1 ? " ×" + d.e.count : ""));
       ge.appendChild(titled(d.e.from + " → " + d.e.to + " ." + d.e.field + (d.e.stmt ? " (" + stmtText(d.e.stmt) + ")" : "")));
+    }
+    // Self-loops (a node or group pointing into itself): arcs on the right.
+    const loopCount = {};
+    for (const e of loops) {
+      const d = dg.node(e.from);
+      const k = (loopCount[e.from] = (loopCount[e.from] || 0) + 1) - 1;
+      const x0 = d.x + d.width / 2;
+      const y0 = d.y - d.height / 2 + 6 + k * 4;
+      const r = 14 + 10 * k;
+      const ge = el("g", { class: "edge loop" + (e.marked ? " marked" : "") }, edges);
+      el("path", { d: "M" + x0 + "," + y0 + " C" + (x0 + 2 * r) + "," + (y0 - r) + " " + (x0 + 2 * r) + "," + (y0 + r + 8) + " " + x0 + "," + (y0 + 8), "marker-end": "url(#arrow)" }, ge);
+      el("text", { x: x0 + 2 * r + 2, y: y0 + 6 }, ge, e.field + (e.count > 1 ? " ×" + e.count : ""));
+      ge.appendChild(titled(e.from + " → itself ." + e.field));
     }
     const nodes = el("g", { class: "nodes" }, svg);
     for (const k of dg.nodes()) {
@@ -517,7 +549,7 @@
     // Fit the whole graph, never drawn larger than its natural size.
     const gi = dg.graph();
     const box = svg.getBoundingClientRect();
-    const gw = gi.width || 100;
+    const gw = (gi.width || 100) + (loops.length ? 120 : 0);
     const gh = gi.height || 100;
     const s = Math.max(gw / (box.width || gw), gh / (box.height || gh), 1);
     const vw = (box.width || gw) * s;
@@ -766,11 +798,15 @@
       if (u.file) {
         v.file = u.file;
         v.line = u.line;
-      } else if (u.ts === null) {
-        const s = initialLine(run, f);
+      } else {
+        const s = u.ts === null ? initialLine(run, f) : null;
         if (s && s.file) {
           v.file = s.file;
           v.line = s.line;
+        } else {
+          // nothing found: the most executed file that can be read
+          const fs = (state.files || []).filter((x) => x.available).sort((a, b) => b.count - a.count);
+          if (fs.length) v.file = fs[0].path;
         }
       }
       state.ts = -1; // force the first graph
