@@ -415,17 +415,24 @@ func (s *Session) Run() Run {
 	return run
 }
 
-// momentsOf lists the moments that matter, in order of time.
+// maxMoments bounds Run.Moments.
+const maxMoments = 500
+
+// momentsOf lists the moments that matter, in order of time: one per
+// C-point with violations, each fault's changes, each finding, the crash.
 func momentsOf(f Findings) []Moment {
 	out := []Moment{}
 	for i, v := range f.Violations {
+		if i > 0 && f.Violations[i-1].At.Seq == v.At.Seq {
+			continue
+		}
 		m := v.At
-		m.Label = fmt.Sprintf("violation %d", i+1)
+		m.Label = "violation: " + v.Text
 		out = append(out, m)
 	}
 	for _, fl := range f.Faults {
 		for _, c := range fl.Changes {
-			out = append(out, Moment{TS: c.TS, Seq: c.Seq, Label: fmt.Sprintf("fault %d", fl.Rank)})
+			out = append(out, Moment{TS: c.TS, Seq: c.Seq, Label: fmt.Sprintf("fault %d: %s:%d", fl.Rank, fl.Stmt.File, fl.Stmt.Line)})
 		}
 	}
 	for _, b := range f.Bugs {
@@ -439,6 +446,9 @@ func momentsOf(f Findings) []Moment {
 		out = append(out, m)
 	}
 	sortMoments(out)
+	if len(out) > maxMoments {
+		out = out[:maxMoments]
+	}
 	return out
 }
 

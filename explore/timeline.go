@@ -267,12 +267,29 @@ func (s *Session) pointsIn(gp []mgbuild.Point, from, to uint64) ([]TimePoint, in
 	if f.Crash != nil {
 		add(f.Crash.At, s.tl.threadAt(f.Crash.At.Seq), "crash", f.Crash.Signal, 0)
 	}
-	slices.SortStableFunc(all, func(a, b TimePoint) int { return cmp.Compare(a.Seq, b.Seq) })
+	// Over the cap, what the stages found goes first, then signals, then
+	// C-points and markers, each in order of time.
+	rank := func(k string) int {
+		switch k {
+		case "cpoint", "marker":
+			return 2
+		case "signal":
+			return 1
+		}
+		return 0
+	}
+	slices.SortStableFunc(all, func(a, b TimePoint) int {
+		if c := cmp.Compare(rank(a.Kind), rank(b.Kind)); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Seq, b.Seq)
+	})
 	dropped := 0
 	if len(all) > maxPoints {
 		dropped = len(all) - maxPoints
 		all = all[:maxPoints]
 	}
+	slices.SortStableFunc(all, func(a, b TimePoint) int { return cmp.Compare(a.Seq, b.Seq) })
 	if all == nil {
 		all = []TimePoint{}
 	}
