@@ -210,4 +210,3 @@ func buildGraph(e *env, path string, r *schema.Reader) (*mgbuild.Graph, error) {
 	}
 	return g, nil
 }
-

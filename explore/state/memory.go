@@ -14,17 +14,17 @@ type How uint8
 const (
 	// HowNever: nothing in the trace wrote or read the byte up to the
 	// moment, nor read it after: its value is unknown.
-	HowNever How = iota
-	HowStore      // a STORE wrote it, with its value
-	HowInput      // a system call wrote it and the trace holds the bytes (INPUT)
-	HowMemory     // a region trace's MEMORY event gave it (its contents when the region started)
-	HowInject     // an execution slice's INJECT event gave it
-	HowRead       // a load at or before the moment read it, with no write since
-	HowReadLater  // a load after the moment read it, with no write between the moment and the load
-	HowSyscall    // a system call wrote it and the trace does not hold the bytes: unknown
-	HowInputLost  // an INPUT event past the recorder's cap on input bytes: unknown
-	HowClobber    // an execution slice's CLOBBER event: written, value not kept: unknown
-	HowUnrecorded // the threads ran unrecorded after a region ended: unknown
+	HowNever      How = iota
+	HowStore          // a STORE wrote it, with its value
+	HowInput          // a system call wrote it and the trace holds the bytes (INPUT)
+	HowMemory         // a region trace's MEMORY event gave it (its contents when the region started)
+	HowInject         // an execution slice's INJECT event gave it
+	HowRead           // a load at or before the moment read it, with no write since
+	HowReadLater      // a load after the moment read it, with no write between the moment and the load
+	HowSyscall        // a system call wrote it and the trace does not hold the bytes: unknown
+	HowInputLost      // an INPUT event past the recorder's cap on input bytes: unknown
+	HowClobber        // an execution slice's CLOBBER event: written, value not kept: unknown
+	HowUnrecorded     // the threads ran unrecorded after a region ended: unknown
 )
 
 var howNames = [...]string{

@@ -18,12 +18,12 @@ const allRegs = ^uint64(0)
 // regVal is what the pass knows of one register of one thread.
 type regVal struct {
 	known bool
-	wide  bool     // XMM: lo and hi
-	lo    uint64   // the value (low 8 bytes)
-	hi    uint64   // XMM: the high 8 bytes
-	seq   uint64   // the event that showed it
-	pc    uint64   // its instruction, 0 when none
-	how   string   // what showed it ("call argument", ...)
+	wide  bool   // XMM: lo and hi
+	lo    uint64 // the value (low 8 bytes)
+	hi    uint64 // XMM: the high 8 bytes
+	seq   uint64 // the event that showed it
+	pc    uint64 // its instruction, 0 when none
+	how   string // what showed it ("call argument", ...)
 }
 
 // block is a straight-line run of instructions a BLOCK event announced:

@@ -300,4 +300,3 @@ func liveNodes(g *mgbuild.Graph, snap *mgbuild.Snapshot, t *schema.Tables, limit
 	}
 	return out, len(snap.Nodes) - len(out)
 }
-
