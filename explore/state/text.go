@@ -121,14 +121,15 @@ func writeField(b *bufio.Writer, f Field) {
 		fmt.Fprintf(b, " -> node %d", f.PointsTo)
 	}
 	b.WriteString("   ")
-	for i, o := range f.Origins {
+	groups := groupOrigins(f.Origins)
+	for i, o := range groups {
 		if i > 0 {
 			b.WriteString("; ")
 		}
-		if len(f.Origins) > 1 {
-			fmt.Fprintf(b, "[%d,%d) ", o.Offset, o.Offset+o.Len)
+		if len(groups) > 1 {
+			fmt.Fprintf(b, "[%d,%d) ", o.off, o.end)
 		}
-		b.WriteString(originText(o))
+		b.WriteString(o.text)
 	}
 	b.WriteString("\n")
 }
@@ -238,7 +239,52 @@ func writeDump(b *bufio.Writer, m Memory) {
 		}
 		fmt.Fprintf(b, "  |%s|\n", ascii.String())
 	}
-	for _, o := range m.Origins {
-		fmt.Fprintf(b, "    +%d..+%d: %s\n", o.Offset, o.Offset+o.Len, originText(o))
+	for _, o := range groupOrigins(m.Origins) {
+		fmt.Fprintf(b, "    +%d..+%d: %s\n", o.off, o.end, o.text)
 	}
+}
+
+// originGroup is a run of consecutive origins with the same kind and
+// statement, as the text shows them.
+type originGroup struct {
+	off, end uint64
+	text     string
+}
+
+// groupOrigins joins consecutive origins of the same kind made by the same
+// statement (a loop's stores into an array), giving the range of their
+// events.
+func groupOrigins(os []Origin) []originGroup {
+	var out []originGroup
+	for i := 0; i < len(os); {
+		j := i + 1
+		for j < len(os) && os[j].How == os[i].How && sameStmt(os[j].Stmt, os[i].Stmt) && (os[i].Seq == nil) == (os[j].Seq == nil) {
+			j++
+		}
+		o := os[i]
+		if j-i > 1 && o.Seq != nil {
+			first, last := *o.Seq, *o.Seq
+			for _, x := range os[i:j] {
+				first, last = min(first, *x.Seq), max(last, *x.Seq)
+			}
+			o.Seq = nil
+			text := originText(o)
+			if first != last {
+				text = strings.Replace(text, o.How, fmt.Sprintf("%s, events %d..%d", o.How, first, last), 1)
+				if o.Stmt == nil {
+					text += fmt.Sprintf(", events %d..%d", first, last)
+				}
+			}
+			out = append(out, originGroup{os[i].Offset, os[j-1].Offset + os[j-1].Len, text})
+		} else {
+			out = append(out, originGroup{o.Offset, os[j-1].Offset + os[j-1].Len, originText(o)})
+		}
+		i = j
+	}
+	return out
+}
+
+// sameStmt reports whether two statements are the same instruction.
+func sameStmt(a, b *Statement) bool {
+	return a == nil && b == nil || a != nil && b != nil && a.PC == b.PC
 }

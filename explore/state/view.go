@@ -133,7 +133,7 @@ func nodeView(mem *memory, t *schema.Tables, g *mgbuild.Graph, snap *mgbuild.Sna
 	cells := mem.cellsOf(n.lo, n.hi)
 	members := append([]*tracepb.Member(nil), ty.Members...)
 	sort.SliceStable(members, func(i, j int) bool { return members[i].Offset < members[j].Offset })
-	for _, m := range members {
+	for _, m := range mergeArrays(members) {
 		if m.Offset >= uint64(len(cells)) {
 			continue
 		}
@@ -299,4 +299,44 @@ func liveNodes(g *mgbuild.Graph, snap *mgbuild.Snapshot, t *schema.Tables, limit
 		out = append(out, ln)
 	}
 	return out, len(snap.Nodes) - len(out)
+}
+
+// mergeArrays joins the elements of an array member, which the struct
+// layouts list one by one ("name[0]", "name[1]", ...), back into one
+// member ("name", "char[12]").
+func mergeArrays(ms []*tracepb.Member) []*tracepb.Member {
+	var out []*tracepb.Member
+	for i := 0; i < len(ms); {
+		base, ok := elementOf(ms[i].Name, 0)
+		if !ok {
+			out = append(out, ms[i])
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(ms) {
+			if b, ok := elementOf(ms[j].Name, j-i); !ok || b != base || ms[j].Offset != ms[j-1].Offset+ms[j-1].Size {
+				break
+			}
+			j++
+		}
+		last := ms[j-1]
+		typ := ms[i].TypeName
+		if typ != "" {
+			typ = fmt.Sprintf("%s[%d]", typ, j-i)
+		}
+		out = append(out, &tracepb.Member{Name: base, Offset: ms[i].Offset, Size: last.Offset + last.Size - ms[i].Offset, TypeName: typ})
+		i = j
+	}
+	return out
+}
+
+// elementOf returns the array name of an element member named
+// "base[idx]".
+func elementOf(name string, idx int) (string, bool) {
+	suffix := fmt.Sprintf("[%d]", idx)
+	if base, ok := strings.CutSuffix(name, suffix); ok && base != "" && !strings.HasSuffix(base, "]") {
+		return base, true
+	}
+	return "", false
 }
