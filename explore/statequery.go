@@ -130,4 +130,3 @@ func parseStateQuery(q *query) (StateQuery, error) {
 	}
 	return sq, q.err
 }
-
