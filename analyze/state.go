@@ -168,9 +168,8 @@ func runState(e *env, f *stateFlags, args []string) error {
 		return err
 	}
 	if f.format == "json" {
-		enc := json.NewEncoder(out)
-		enc.SetIndent("", "  ")
-		err = enc.Encode(v)
+		// One line: a node's bytes would take a line each indented.
+		err = json.NewEncoder(out).Encode(v)
 	} else {
 		err = state.WriteText(out, v)
 	}
