@@ -429,6 +429,10 @@
     status(state.run && state.run.building ? "building… " + Math.round(100 * state.run.progress) + "%" : "");
     drawGraph();
     syncMomentBar();
+    if (state.node !== null) {
+      loadFields();
+      for (const li of $("node-history").children) li.classList.toggle("current", li.dataset.ts === String(state.ts));
+    }
   }
 
   const view = { x: 0, y: 0, w: 800, h: 600, fit: null };
@@ -642,12 +646,14 @@
     renderGraphMarks();
     if (state.node === null) {
       $("node-title").textContent = "click a node";
+      $("node-fields").hidden = true;
       return;
     }
     const id = state.node;
     const h = await guarded("node", () => api("node", { id }));
     if (!h || state.node !== id) return;
     state.history = h;
+    loadFields();
     $("node-title").textContent = "#" + h.id + (h.type ? " " + h.type : "") + (h.site ? " allocated at " + stmtText(h.site) : "");
     for (const ev of h.events) {
       const li = document.createElement("li");
@@ -670,6 +676,53 @@
       li.textContent = "… more events (ask the server with after=" + h.events[h.events.length - 1].index + ")";
       list.appendChild(li);
     }
+  }
+
+  // The node's fields at the moment, as explore/state knows them (a
+  // served page only: a report holds no memory).
+  async function loadFields() {
+    const tb = $("node-fields");
+    if (embedded || state.node === null) {
+      tb.hidden = true;
+      return;
+    }
+    const id = state.node;
+    const ts = state.ts;
+    let v;
+    try {
+      v = await api("state", { ts, node: id });
+    } catch (e) {
+      tb.hidden = true; // freed before, not yet built, ...: the history says enough
+      return;
+    }
+    if (state.node !== id || state.ts !== ts) return;
+    const n = v.nodes && v.nodes[0];
+    tb.innerHTML = "";
+    if (!n || !n.fields || !n.fields.length) {
+      tb.hidden = true;
+      return;
+    }
+    const cap = document.createElement("caption");
+    cap.textContent = "at ts " + ts + ": " + n.status + (n.type ? " " + n.type : "") + " at " + n.addr;
+    tb.appendChild(cap);
+    for (const f of n.fields.slice(0, 64)) {
+      const tr = document.createElement("tr");
+      const name = document.createElement("td");
+      name.textContent = f.name;
+      const val = document.createElement("td");
+      val.className = "v";
+      const known = f.bytes && f.bytes.every((b) => b !== null);
+      val.textContent = f.value || (known ? f.bytes.map((b) => b.toString(16).padStart(2, "0")).join(" ") : "unknown");
+      if (!f.value && !known) val.classList.add("unknown");
+      if (f.points_to) {
+        tr.className = "ptr";
+        val.textContent += " → #" + f.points_to;
+        val.onclick = () => goTo({ node: f.points_to });
+      }
+      tr.append(name, val);
+      tb.appendChild(tr);
+    }
+    tb.hidden = false;
   }
 
   // ---- findings ----
