@@ -230,3 +230,51 @@ func TestReportOffline(t *testing.T) {
 	eval(t, ctx, `document.getElementById("prev-change").click()`, nil)
 	checkCounts(t, p.trace, settle(t, ctx, int64(f.Crash.At.TS)-1))
 }
+
+// The timeline: a click selects the moment at that event, a drag zooms
+// into a range (asked of /api/timeline?from&to), "whole run" zooms out.
+func TestTimeline(t *testing.T) {
+	ctx := browse(t)
+	p := list(t)
+	s, url := serve(t, p)
+	if err := chromedp.Run(ctx, chromedp.Navigate(url+"?ts=0")); err != nil {
+		t.Fatal(err)
+	}
+	settle(t, ctx, 0)
+	mouse := func(kind string, frac float64) string {
+		return fmt.Sprintf(`(() => { const svg = document.getElementById("timeline"), r = svg.getBoundingClientRect();
+		  svg.dispatchEvent(new MouseEvent(%q, { bubbles: true, clientX: r.left + r.width * %g, clientY: r.top + r.height / 2 })); })()`, kind, frac)
+	}
+	// A click at 90% of the run: the graph moves to the moment of that event.
+	eval(t, ctx, mouse("mousedown", 0.9), nil)
+	eval(t, ctx, mouse("mouseup", 0.9), nil)
+	want, err := s.Moment(fmt.Sprintf("seq:%d", s.Run().LastSeq*9/10))
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := settle(t, ctx, -1)
+	// The pixel rounds the event; a mark within 5 pixels may win: close is enough.
+	if d := int64(at.TS) - int64(want.TS); at.TS == 0 || d < -5 || d > 5 {
+		t.Errorf("a click at 90%% of the timeline moved to ts %d, want about %d", at.TS, want.TS)
+	}
+	// A drag from 20% to 40% zooms in.
+	eval(t, ctx, mouse("mousedown", 0.2), nil)
+	eval(t, ctx, mouse("mousemove", 0.4), nil)
+	eval(t, ctx, mouse("mouseup", 0.4), nil)
+	var rng string
+	if err := chromedp.Run(ctx, chromedp.Poll(`(() => { const t = document.getElementById("timeline-range").textContent;
+	  return /^events [1-9]/.test(t) ? t : null; })()`, &rng)); err != nil {
+		t.Fatalf("the drag did not zoom the timeline: %v", err)
+	}
+	var from, to uint64
+	fmt.Sscanf(strings.TrimPrefix(rng, "events "), "%d–%d", &from, &to)
+	last := s.Run().LastSeq
+	if from < last/10 || to > last/2 || to <= from {
+		t.Errorf("zoomed to events %d–%d, want about %d–%d", from, to, last/5, 2*last/5)
+	}
+	screenshot(t, ctx, "list-timeline-zoomed")
+	eval(t, ctx, `document.getElementById("timeline-reset").click()`, nil)
+	if err := chromedp.Run(ctx, chromedp.Poll(`/^events 0–/.test(document.getElementById("timeline-range").textContent)`, nil)); err != nil {
+		t.Fatalf("whole run did not zoom out: %v", err)
+	}
+}
