@@ -184,7 +184,7 @@ func Open(path string, opt Options) (*Session, error) {
 	s.tables = r.Tables()
 	s.tables.Locate(0) // builds the function index now, before readers share the tables
 	s.code = newCodeIndex(s.tables)
-	s.tl = newTimelineAcc()
+	s.tl = newTimelineAcc(s.tables)
 	s.blocks.init()
 	// The first builder exists before Open returns: views never see none.
 	r2, err := schema.Open(path)
