@@ -260,6 +260,9 @@ demo: deps build
 	gcc -g -O0 -fno-omit-frame-pointer -Iinclude -o out/crash testdata/programs/slice/crash.c
 	bin/record -q -o out/crash.trace -- out/crash > /dev/null 2>&1 || true # the program dies of SIGSEGV
 	bin/analyze slice --criterion crash --format text out/crash.trace
+	@echo '== the crash as one HTML file to open in a browser, no server or network needed:'
+	@echo '   the explorer at the crash, its slice lines, the graph (exit status 1: a crash is a finding)'
+	bin/analyze report out/crash.trace -o out/crash-report.html; test $$? -eq 1
 	@echo '== which memory bug, and where did the pointer come from? testdata/programs/bugs/df_shallow_copy.c'
 	@echo '   frees an attribute value twice through a shallow copy; analyze bugs names both frees and'
 	@echo '   the chains of the two pointers back to the copy (exit status 1: bugs found):'
