@@ -131,6 +131,14 @@ func TestNodePane(t *testing.T) {
 		t.Errorf("node %s: %d nodes selected, %d history events, fields %q; want 1, alloc and stores, a next field", from, pane.Selected, pane.Events, pane.Fields)
 	}
 	screenshot(t, ctx, "list-node")
+	// The left arrow key steps one change back; the node stays selected.
+	eval(t, ctx, `document.dispatchEvent(new KeyboardEvent("keydown", { key: "ArrowLeft", bubbles: true }))`, nil)
+	settle(t, ctx, int64(bestTS)-1)
+	var search string
+	eval(t, ctx, `location.search`, &search)
+	if !strings.Contains(search, "node="+from) {
+		t.Errorf("after a step the URL %q lost the node %s", search, from)
+	}
 }
 
 // Following a finding (the crash, then each bug) moves the source view to

@@ -655,27 +655,44 @@
     state.history = h;
     loadFields();
     $("node-title").textContent = "#" + h.id + (h.type ? " " + h.type : "") + (h.site ? " allocated at " + stmtText(h.site) : "");
-    for (const ev of h.events) {
-      const li = document.createElement("li");
-      li.dataset.ts = ev.ts;
-      if (ev.ts === state.ts) li.classList.add("current");
-      const what = ev.kind === "store"
-        ? "store " + (ev.field || "+" + ev.offset) + (ev.value ? " = " + ev.value : "")
-        : ev.kind;
-      li.innerHTML = '<span class="loc">ts ' + ev.ts + "</span> ";
-      li.appendChild(document.createTextNode(what + " "));
-      const loc = document.createElement("span");
-      loc.className = "loc";
-      loc.textContent = stmtText(ev.stmt) + (ev.thread ? " · thread " + ev.thread : "");
-      li.appendChild(loc);
-      li.onclick = () => goTo(ev.stmt && ev.stmt.file ? { ts: ev.ts, file: ev.stmt.file, line: ev.stmt.line } : { ts: ev.ts });
-      list.appendChild(li);
-    }
-    if (h.more) {
-      const li = document.createElement("li");
-      li.textContent = "… more events (ask the server with after=" + h.events[h.events.length - 1].index + ")";
-      list.appendChild(li);
-    }
+    for (const ev of h.events) list.appendChild(historyItem(ev));
+    addMore(h);
+  }
+
+  // historyItem is one entry of a node's history.
+  function historyItem(ev) {
+    const li = document.createElement("li");
+    li.dataset.ts = ev.ts;
+    if (ev.ts === state.ts) li.classList.add("current");
+    const what = ev.kind === "store"
+      ? "store " + (ev.field || "+" + ev.offset) + (ev.value ? " = " + ev.value : "")
+      : ev.kind;
+    li.innerHTML = '<span class="loc">ts ' + ev.ts + "</span> ";
+    li.appendChild(document.createTextNode(what + " "));
+    const loc = document.createElement("span");
+    loc.className = "loc";
+    loc.textContent = stmtText(ev.stmt) + (ev.thread ? " · thread " + ev.thread : "");
+    li.appendChild(loc);
+    li.onclick = () => goTo(ev.stmt && ev.stmt.file ? { ts: ev.ts, file: ev.stmt.file, line: ev.stmt.line } : { ts: ev.ts });
+    return li;
+  }
+
+  // addMore offers the rest of a history cut by the server (after=K).
+  function addMore(h) {
+    const list = $("node-history");
+    if (!h.more || !h.events.length || embedded) return;
+    const li = document.createElement("li");
+    li.className = "more";
+    li.textContent = "… more events";
+    li.onclick = async () => {
+      const id = h.id;
+      const next = await guarded("node", () => api("node", { id, after: h.events[h.events.length - 1].index }));
+      if (!next || state.node !== id) return;
+      li.remove();
+      for (const ev of next.events) list.appendChild(historyItem(ev));
+      addMore(next);
+    };
+    list.appendChild(li);
   }
 
   // The node's fields at the moment, as explore/state knows them (a
@@ -936,6 +953,15 @@
       busy(-1);
     }
   }
+
+  // Keys: left/right step a change, with shift a moment that matters.
+  document.addEventListener("keydown", (e) => {
+    if (e.target.closest && e.target.closest("input:not([type=range]), select, textarea")) return;
+    if (e.key !== "ArrowLeft" && e.key !== "ArrowRight") return;
+    e.preventDefault();
+    const right = e.key === "ArrowRight";
+    $(e.shiftKey ? (right ? "next-moment" : "prev-moment") : (right ? "next-change" : "prev-change")).click();
+  });
 
   // The browser tests and a curious person's console read the state here.
   window.mgtrace = { state, goTo, api, mode: embedded ? "report" : "server" };
