@@ -52,9 +52,12 @@ type Run struct {
 	Moments []Moment `json:"moments"`
 	// Building says the graph or a stage is still being built; the
 	// views answer for the part built so far, and Progress is 0..1.
-	Building bool     `json:"building"`
-	Progress float64  `json:"progress"`
-	Notes    []string `json:"notes,omitempty"` // what could not be done (a stage's error), one line each
+	Building bool    `json:"building"`
+	Progress float64 `json:"progress"`
+	// Stage names what is being built while Building: graph (the graph,
+	// the timeline and the counts), locate, bugs or slice.
+	Stage string   `json:"stage,omitempty"`
+	Notes []string `json:"notes,omitempty"` // what could not be done (a stage's error), one line each
 }
 
 // Thread is one thread of the run.

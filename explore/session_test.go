@@ -335,6 +335,21 @@ func TestCollapse(t *testing.T) {
 	if d := int64(sum) - int64(run.Events); d < -100 || d > 100 || changes != uint64(run.Changes) {
 		t.Errorf("timeline: %d events (run %d), %d changes (run %d)", sum, run.Events, changes, run.Changes)
 	}
+	// Zoomed in past the base buckets: one event per bucket, counted
+	// from the trace.
+	from := run.LastSeq / 2
+	zoom, err := s.Timeline(from, from+499, 500)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if zoom.Width != 1 || len(zoom.Threads[0].Events) != 500 {
+		t.Fatalf("zoomed timeline: width %d, %d buckets", zoom.Width, len(zoom.Threads[0].Events))
+	}
+	for i, n := range zoom.Threads[0].Events {
+		if n != 1 || zoom.Threads[0].Depth[i] == 0 {
+			t.Fatalf("zoomed bucket %d: %d events, depth %d; want 1 event inside main", i, n, zoom.Threads[0].Depth[i])
+		}
+	}
 	if !slices.ContainsFunc(tl.Threads[0].Calls, func(c string) bool { return c != "" }) {
 		t.Errorf("no function named in the call band: %q", tl.Threads[0].Calls)
 	}

@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 	"strings"
+	"syscall"
 
 	"github.com/mgtrace/mgtrace/bugs"
 	"github.com/mgtrace/mgtrace/locate"
@@ -14,8 +16,23 @@ import (
 	"github.com/mgtrace/mgtrace/slice"
 )
 
-// runStages runs the stages after the graph, each failure a note.
+// runStages runs the stages after the graph, each failure a note, on a
+// thread of the lowest priority: the views stay quick while they run.
 func (s *Session) runStages(g *mgbuild.Graph) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		// The thread is locked and never unlocked: it ends with the
+		// goroutine, and its priority with it.
+		runtime.LockOSThread()
+		syscall.Setpriority(syscall.PRIO_PROCESS, syscall.Gettid(), 19) // best effort
+		s.stages(g)
+	}()
+	<-done
+}
+
+// stages runs the stages one after the other.
+func (s *Session) stages(g *mgbuild.Graph) {
 	s.crashStage(g)
 	if s.opt.Spec != "" && s.wants("locate") {
 		s.setStage("locate")

@@ -3,6 +3,7 @@ package explore
 import (
 	"cmp"
 	"fmt"
+	"io"
 	"slices"
 	"sort"
 
@@ -48,6 +49,7 @@ type threadAcc struct {
 	stack       []uint64 // the call targets of the calls running, outermost first (at most maxStack)
 	events      []uint32 // per base bucket
 	maxDepth    []uint16
+	startDepth  []uint16 // the call depth at the bucket's start
 	startPC     []uint64 // the function running at the bucket's start (see running)
 }
 
@@ -104,6 +106,7 @@ func (t *timelineAcc) add(ev *schema.Event, ts mgbuild.TS) {
 	for len(th.events) <= k {
 		th.events = append(th.events, 0)
 		th.maxDepth = append(th.maxDepth, uint16(min(th.depth, 65535)))
+		th.startDepth = append(th.startDepth, uint16(min(th.depth, 65535)))
 		th.startPC = append(th.startPC, t.running(th))
 	}
 	th.events[k]++
@@ -143,9 +146,9 @@ func (t *timelineAcc) halve() {
 				e += th.events[2*i+1]
 				d = max(d, th.maxDepth[2*i+1])
 			}
-			th.events[i], th.maxDepth[i], th.startPC[i] = e, d, th.startPC[2*i]
+			th.events[i], th.maxDepth[i], th.startPC[i], th.startDepth[i] = e, d, th.startPC[2*i], th.startDepth[2*i]
 		}
-		th.events, th.maxDepth, th.startPC = th.events[:n], th.maxDepth[:n], th.startPC[:n]
+		th.events, th.maxDepth, th.startPC, th.startDepth = th.events[:n], th.maxDepth[:n], th.startPC[:n], th.startDepth[:n]
 	}
 	t.width *= 2
 }
@@ -195,6 +198,12 @@ func (s *Session) Timeline(from, to uint64, buckets int) (Timeline, error) {
 			return
 		}
 		out = s.timelineOf(g, from, to, buckets)
+		if s.final.Load() == g && out.Width < s.tl.width && to-from < maxExact {
+			// Finer than the base buckets: count again from the trace.
+			if err := s.exactCounts(&out); err != nil {
+				s.note("timeline: %v", err)
+			}
+		}
 		out.Points, out.Dropped = s.pointsIn(g.Points, from, to)
 	})
 	return out, err
@@ -342,4 +351,75 @@ func sortMoments(m []Moment) {
 		}
 		return cmp.Compare(a.Seq, b.Seq)
 	})
+}
+
+// maxExact is the widest range of events the timeline counts again from
+// the trace when its base buckets are coarser than the buckets asked for.
+const maxExact = 2 << 20
+
+// exactCounts recounts a timeline's events and call depths from the
+// trace, from the start of the base bucket that holds its first event
+// (where the call depths are known).
+func (s *Session) exactCounts(out *Timeline) error {
+	tl := s.tl
+	W := tl.width
+	j := out.From / W
+	r, err := schema.Open(s.path)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	if err := r.SeekSeq(j * W); err != nil {
+		return err
+	}
+	type acc struct {
+		depth int
+		tb    *ThreadBuckets
+	}
+	byID := make(map[uint32]*acc)
+	for i := range out.Threads {
+		tb := &out.Threads[i]
+		a := &acc{tb: tb}
+		if th := tl.threads[tb.Thread]; th != nil && int(j) < len(th.startDepth) {
+			a.depth = int(th.startDepth[j])
+		}
+		for k := range tb.Events {
+			tb.Events[k], tb.Depth[k] = 0, 0
+		}
+		byID[tb.Thread] = a
+	}
+	for {
+		ev, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		if ev.Seq > out.To {
+			break
+		}
+		a := byID[uint32(ev.Thread)]
+		if a == nil {
+			continue
+		}
+		before := a.depth
+		switch ev.Kind {
+		case schema.KindCall:
+			a.depth++
+		case schema.KindReturn:
+			if a.depth > 0 {
+				a.depth--
+			}
+		}
+		if ev.Seq < out.From {
+			continue
+		}
+		k := (ev.Seq - out.From) / out.Width
+		a.tb.Events[k]++
+		if d := uint16(min(max(before, a.depth), 65535)); d > a.tb.Depth[k] {
+			a.tb.Depth[k] = d
+		}
+	}
+	return nil
 }

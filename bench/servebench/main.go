@@ -7,7 +7,9 @@
 //   - the first view: the time from starting the server to the answers of
 //     /api/run, /api/graph at the run's initial moment and /api/timeline
 //     (target <= 2 s);
-//   - the time until the server says the build is done;
+//   - the time until the graph is built, then until the stages are done
+//     (bugs runs on this trace: no spec, no crash), with the graph asked
+//     at random moments while they run;
 //   - after the build, /api/graph at 50 random timestamps (median, max;
 //     target <= 200 ms for any moment), then at the same timestamps with
 //     the largest group expanded;
@@ -64,14 +66,18 @@ func main() {
 type measurement struct {
 	events, changes   uint64
 	traceBytes        int64
-	tables            time.Duration // start to the first answer of /api/run
-	firstView         time.Duration // start to run + graph + timeline answered
-	firstNodes        int           // live nodes in the first graph view
-	built             time.Duration // start to building false
+	tables            time.Duration   // start to the first answer of /api/run
+	firstView         time.Duration   // start to run + graph + timeline answered
+	firstNodes        int             // live nodes in the first graph view
+	graphBuilt        time.Duration   // start to the graph built (the stages begin)
+	built             time.Duration   // start to building false
+	during            []time.Duration // /api/graph at random moments while the stages ran
 	graph, expanded   []time.Duration
 	maxNodes          int // the most live nodes among the moments asked
 	peakRSS           int64
 	buildingGraphTime time.Duration // one /api/graph while the graph was being built
+	notes             []string
+	load              [2]string // /proc/loadavg's 1-minute average before and after
 }
 
 func run(bin, trace string, nodes int, resultsFile string) error {
@@ -114,8 +120,9 @@ func run(bin, trace string, nodes int, resultsFile string) error {
 var urlLine = regexp.MustCompile(`at (http://[^ ]+/) `)
 
 // measure starts the server on the trace and asks it the questions.
-func measure(analyze, trace string) (measurement, error) {
-	var m measurement
+func measure(analyze, trace string) (m measurement, err error) {
+	m.load[0] = loadAvg()
+	defer func() { m.load[1] = loadAvg() }()
 	if st, err := os.Stat(trace); err == nil {
 		m.traceBytes = st.Size()
 	}
@@ -174,15 +181,30 @@ func measure(analyze, trace string) (measurement, error) {
 		}
 		m.buildingGraphTime = time.Since(t0)
 	}
+	for run.Building && (run.Stage == "graph" || run.Stage == "") {
+		time.Sleep(20 * time.Millisecond)
+		if err := get(client, base+"/api/run", &run); err != nil {
+			return m, err
+		}
+	}
+	m.graphBuilt = time.Since(start)
+	rng := rand.New(rand.NewPCG(1, 2))
 	for run.Building {
-		time.Sleep(50 * time.Millisecond)
+		if len(m.during) < moments {
+			t0 := time.Now()
+			if err := get(client, fmt.Sprintf("%s/api/graph?ts=%d", base, rng.Uint64N(uint64(run.Changes)+1)), &g); err != nil {
+				return m, err
+			}
+			m.during = append(m.during, time.Since(t0))
+		}
+		time.Sleep(100 * time.Millisecond)
 		if err := get(client, base+"/api/run", &run); err != nil {
 			return m, err
 		}
 	}
 	m.built = time.Since(start)
 	m.events, m.changes = run.Events, uint64(run.Changes)
-	rng := rand.New(rand.NewPCG(1, 2))
+	m.notes = run.Notes
 	ts := make([]uint32, moments)
 	for i := range ts {
 		ts[i] = uint32(rng.Uint64N(uint64(run.Changes) + 1))
@@ -215,6 +237,15 @@ func measure(analyze, trace string) (measurement, error) {
 	}
 	m.peakRSS = peakRSS(cmd.Process.Pid)
 	return m, nil
+}
+
+// loadAvg returns the 1-minute load average, or "?".
+func loadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if f := strings.Fields(string(b)); err == nil && len(f) > 0 {
+		return f[0]
+	}
+	return "?"
 }
 
 // get asks for one JSON answer.
@@ -271,7 +302,7 @@ func report(m measurement) string {
 	var b strings.Builder
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	p("## The explorer's server (bench/servebench)\n\n")
-	p("Machine: %s. bin/analyze serve on a trace of testdata/programs/list.c with 100 000 nodes (gcc -O2 -g), measured through its HTTP API from another process: the first view is the time from starting the server to the answers of /api/run, /api/graph at the run's initial moment and /api/timeline (1000 buckets); the moments are %d random timestamps asked after the build, then the same with the largest group expanded; peak RSS is the server's VmHWM. Targets: first view <= 2 s, any moment <= 200 ms, memory < 2 GB.\n\n", results.DescribeMachine(), moments)
+	p("Machine: %s. bin/analyze serve on a trace of testdata/programs/list.c with 100 000 nodes (gcc -O2 -g), measured through its HTTP API from another process: the first view is the time from starting the server to the answers of /api/run, /api/graph at the run's initial moment and /api/timeline (1000 buckets); the moments are %d random timestamps asked after the build, then the same with the largest group expanded; peak RSS is the server's VmHWM. The stages run on a thread of the lowest priority. Load average (1 minute) before and after: %s, %s (on 2 cores, other work on the machine shows in the latencies). Targets: first view <= 2 s, any moment <= 200 ms, memory < 2 GB.\n\n", results.DescribeMachine(), moments, m.load[0], m.load[1])
 	p("| measure | value | target |\n|---|---:|---|\n")
 	p("| trace | %s events, %s changes, %.1f MB | |\n", results.Group(m.events), results.Group(m.changes), float64(m.traceBytes)/(1<<20))
 	p("| tables read, first /api/run answered | %s ms | |\n", ms(m.tables))
@@ -279,10 +310,17 @@ func report(m measurement) string {
 	if m.buildingGraphTime > 0 {
 		p("| /api/graph while building (newest moment) | %s ms | |\n", ms(m.buildingGraphTime))
 	}
-	p("| build done (graph, timeline, counts, stages) | %.2f s | |\n", m.built.Seconds())
+	p("| graph, timeline and counts built | %.2f s | |\n", m.graphBuilt.Seconds())
+	if len(m.during) > 0 {
+		p("| /api/graph at %d random moments while the stages ran: median, max | %s ms, %s ms | |\n", len(m.during), ms(results.Median(m.during)), ms(maxOf(m.during)))
+	}
+	p("| stages done (bugs; no spec, no crash) | %.2f s | |\n", m.built.Seconds())
 	p("| /api/graph at %d random moments: median, max | %s ms, %s ms (up to %s live nodes) | <= 200 ms: %s |\n", moments, ms(results.Median(m.graph)), ms(maxOf(m.graph)), results.Group(uint64(m.maxNodes)), verdict(maxOf(m.graph) <= momentTarget))
 	p("| the same, largest group expanded: median, max | %s ms, %s ms | <= 200 ms: %s |\n", ms(results.Median(m.expanded)), ms(maxOf(m.expanded)), verdict(maxOf(m.expanded) <= momentTarget))
 	p("| server peak RSS | %.0f MB | < 2048 MB: %s |\n", float64(m.peakRSS)/(1<<20), verdict(m.peakRSS > 0 && m.peakRSS < rssTarget))
 	p("\n")
+	for _, n := range m.notes {
+		p("Server note: %s\n\n", n)
+	}
 	return b.String()
 }
