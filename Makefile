@@ -20,16 +20,32 @@ BENCH_RUNS ?= 3
 # How long the slicing benchmark lets one baseline traversal run.
 SLICE_TIMEOUT ?= 120s
 
+# What 'record --version' and 'analyze --version' print: git describe and
+# the commit, when this is a git checkout ("devel" and no commit when not).
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
+COMMIT  ?= $(shell git rev-parse HEAD 2>/dev/null)
+LDFLAGS := -X $(MODULE)/internal/version.Version=$(VERSION) -X $(MODULE)/internal/version.Commit=$(COMMIT)
+
+# Where `make install` puts things (DESTDIR is prepended, for packaging),
+# and the folder it takes the built commands and the probe from.
+PREFIX ?= /usr/local
+INSTALL_FROM ?= bin
+BINDIR     = $(DESTDIR)$(PREFIX)/bin
+PROBEDIR   = $(DESTDIR)$(PREFIX)/libexec/mgtrace
+INCLUDEDIR = $(DESTDIR)$(PREFIX)/include
+
 PROTOC_GO_OUT = protoc --plugin=protoc-gen-go=bin/protoc-gen-go \
 	--go_opt=module=$(MODULE) -I schema schema/trace.proto
 
-.PHONY: traces pgo all help deps build test fmt-check vet race check-generate generate bench bench-record bench-mg bench-locate bench-locate-real bench-slice bench-bugs bench-lin bench-region bench-sched bench-reduce demo fuzz clean bench-xslice bench-inputs
+.PHONY: install uninstall traces pgo all help deps build test fmt-check vet race check-generate generate bench bench-record bench-mg bench-locate bench-locate-real bench-slice bench-bugs bench-lin bench-region bench-sched bench-reduce demo fuzz clean bench-xslice bench-inputs
 
 all: build
 
 help:
 	@echo 'make deps            install missing system packages with apt-get (gcc, g++, make, valgrind, protoc, nodejs, npm) and tools/arrowcheck (npm ci)'
 	@echo 'make build           build bin/analyze, bin/record and the probe bin/mgtrace-amd64-linux'
+	@echo 'make install         build, then install record and analyze into PREFIX/bin, the probe into PREFIX/libexec/mgtrace, mgtrace.h into PREFIX/include (PREFIX=$(PREFIX); DESTDIR for packaging)'
+	@echo 'make uninstall       remove what make install put under PREFIX'
 	@echo 'make test            gofmt check, go vet, check-generate (when protoc is installed), go test -race'
 	@echo 'make demo            record a small C program and look at its trace with bin/analyze'
 	@echo 'make generate        rebuild schema/tracepb/trace.pb.go from schema/trace.proto (needs protoc)'
@@ -60,14 +76,27 @@ deps:
 
 # -buildvcs=false: a fresh clone owned by another user must still build.
 build:
-	$(GO) build -buildvcs=false -o bin/analyze ./analyze
-	$(GO) build -buildvcs=false -o bin/record ./record
+	$(GO) build -buildvcs=false -ldflags '$(LDFLAGS)' -o bin/analyze ./analyze
+	$(GO) build -buildvcs=false -ldflags '$(LDFLAGS)' -o bin/record ./record
 	$(MAKE) --no-print-directory -C record/vgtool OUT=$(CURDIR)/bin
 
 # bin/tracegen, bin/tracebench and bin/recordbench: the synthetic trace
 # writer and the benchmarks.
 bin/tracegen bin/tracebench bin/recordbench bin/mgbench bin/locatebench bin/locaterealbench bin/slicebench bin/bugsbench bin/linbench bin/regionbench bin/schedbench bin/reducebench bin/xslicebench bin/inputsbench: bin/%: FORCE
 	$(GO) build -buildvcs=false -o $@ ./bench/$*
+
+# The commands in PREFIX/bin, the probe in PREFIX/libexec/mgtrace (where
+# record looks for it: ../libexec/mgtrace from its own folder), the
+# client header for C-points in PREFIX/include. See docs/install.md.
+install: build
+	install -d $(BINDIR) $(PROBEDIR) $(INCLUDEDIR)
+	install -m 0755 $(INSTALL_FROM)/record $(INSTALL_FROM)/analyze $(BINDIR)/
+	install -m 0755 $(INSTALL_FROM)/mgtrace-amd64-linux $(PROBEDIR)/
+	install -m 0644 include/mgtrace.h $(INCLUDEDIR)/
+
+uninstall:
+	rm -f $(BINDIR)/record $(BINDIR)/analyze $(PROBEDIR)/mgtrace-amd64-linux $(INCLUDEDIR)/mgtrace.h
+	-rmdir $(PROBEDIR) 2>/dev/null
 
 test: deps fmt-check vet
 	@if command -v protoc >/dev/null 2>&1; then \
