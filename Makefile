@@ -37,7 +37,7 @@ INCLUDEDIR = $(DESTDIR)$(PREFIX)/include
 PROTOC_GO_OUT = protoc --plugin=protoc-gen-go=bin/protoc-gen-go \
 	--go_opt=module=$(MODULE) -I schema schema/trace.proto
 
-.PHONY: install uninstall traces pgo all help deps build test fmt-check vet race check-generate generate bench bench-record bench-mg bench-locate bench-locate-real bench-slice bench-bugs bench-lin bench-region bench-sched bench-reduce demo fuzz clean bench-xslice bench-inputs
+.PHONY: install uninstall traces pgo all help deps build test fmt-check vet race check-generate generate bench bench-record bench-mg bench-locate bench-locate-real bench-slice bench-bugs bench-lin bench-region bench-sched bench-reduce demo fuzz clean bench-xslice bench-inputs web-vendor
 
 all: build
 
@@ -66,6 +66,7 @@ help:
 	@echo 'make traces          re-record the small traces in testdata/traces/ that analysis tests use'
 	@echo 'make pgo             regenerate record/default.pgo, the profile bin/record is optimized with'
 	@echo 'make fuzz            fuzz the trace reader, the probe stream decoder, the graph builder, the spec parser, the instruction decoder, the bug-rule parser, the history readers and the operations-file parser, FUZZTIME=$(FUZZTIME) each'
+	@echo 'make web-vendor      re-install the explorer'"'"'s graph-layout library (@dagrejs/dagre) from explore/web/package-lock.json with npm ci and copy it into explore/web/static/vendor (then update its recorded SHA-256 in explore/web/vendor_test.go)'
 	@echo 'make clean           remove bin/ and out/'
 
 # Installs missing system packages (gcc, make, valgrind, protoc, nodejs,
@@ -310,6 +311,19 @@ fuzz:
 	$(GO) test ./lin/histfile -run XXX -fuzz '^FuzzDetect$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./lin/tracehist -run XXX -fuzz '^FuzzParseOps$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./lin -run XXX -fuzz '^FuzzParseValue$$' -fuzztime $(FUZZTIME)
+
+# The explorer's graph-layout library, pinned by explore/web/package-lock.json
+# and committed in explore/web/static/vendor (the binary embeds it; nothing
+# is fetched at run time). explore/web's tests check the copy's SHA-256.
+web-vendor:
+	cd explore/web && npm ci --ignore-scripts --no-audit --no-fund
+	mkdir -p explore/web/static/vendor
+	cp explore/web/node_modules/@dagrejs/dagre/dist/dagre.min.js explore/web/static/vendor/dagre.min.js
+	{ echo '@dagrejs/dagre (includes @dagrejs/graphlib), MIT licence:'; echo; \
+	  cat explore/web/node_modules/@dagrejs/dagre/LICENSE; echo; \
+	  echo '@dagrejs/graphlib:'; echo; cat explore/web/node_modules/@dagrejs/graphlib/LICENSE; } \
+	  > explore/web/static/vendor/dagre.LICENSE.txt
+	sha256sum explore/web/static/vendor/dagre.min.js
 
 clean:
 	rm -rf bin out

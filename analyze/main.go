@@ -85,6 +85,10 @@ func commands() []*command {
 			args: "run.trace x.lin | --history FILE", help: linHelp, setup: linSetup},
 		{name: "tarantula", summary: "rank source statements by suspiciousness (Tarantula, Ochiai) from failing and passing runs",
 			args: "--fail FAIL.trace... [--pass PASS.trace...]", help: tarantulaHelp, setup: tarantulaSetup},
+		{name: "serve", summary: "serve a local web explorer of the run: timeline, MG++ graph at any moment, node history, source with findings",
+			args: "run.trace", help: serveHelp, setup: serveSetup},
+		{name: "report", summary: "write one self-contained HTML report of the run: the explorer's views at the moments that matter",
+			args: "run.trace -o report.html", help: reportHelp, setup: reportSetup},
 	}
 }
 

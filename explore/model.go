@@ -247,6 +247,8 @@ type ViolationMark struct {
 	Constraint int      `json:"constraint"`
 	Text       string   `json:"text"`
 	Nodes      []uint32 `json:"nodes"`
+	// Where is the C-point's statement, when the trace knows it.
+	Where *Statement `json:"where,omitempty"`
 }
 
 // FaultMark is a statement fault location names, with the changes it made.

@@ -1,0 +1,189 @@
+package browser
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+)
+
+// On the quad-tree demo, the explorer opens at the first violation with the
+// faulty statement's line highlighted and the nodes the fault changed
+// marked; one change back shows the graph before it.
+func TestQdtreeOpensAtFirstViolation(t *testing.T) {
+	ctx := browse(t)
+	p := qdtree(t)
+	s, url := serve(t, p)
+	run, f := s.Run(), s.Findings()
+	if len(f.Violations) == 0 || len(f.Faults) == 0 {
+		t.Fatalf("the server found %d violations and %d faults on the quad-tree demo; want some of each (notes: %q)", len(f.Violations), len(f.Faults), run.Notes)
+	}
+	if run.Initial.TS != f.Violations[0].At.TS {
+		t.Errorf("the run opens at ts %d (%s), the first violation is at ts %d", run.Initial.TS, run.Initial.Label, f.Violations[0].At.TS)
+	}
+	if err := chromedp.Run(ctx, chromedp.Navigate(url)); err != nil {
+		t.Fatal(err)
+	}
+	at := settle(t, ctx, int64(run.Initial.TS))
+	fault := f.Faults[0].Stmt
+	if at.File != fault.File || at.Line != int(fault.Line) {
+		t.Errorf("the source view is at %s:%d, want the faulty statement %s:%d", at.File, at.Line, fault.File, fault.Line)
+	}
+	var sel struct {
+		Selected bool   `json:"selected"`
+		Class    string `json:"class"`
+		Faults   int    `json:"faults"`
+	}
+	eval(t, ctx, fmt.Sprintf(`(() => { const r = document.getElementById("L%d");
+	  return { selected: !!r && r.classList.contains("selected"), class: r ? r.className : "",
+	    faults: document.querySelectorAll("#graph .node.fault").length }; })()`, fault.Line), &sel)
+	if !sel.Selected || !strings.Contains(sel.Class, "fault") {
+		t.Errorf("line %d is not highlighted as the fault: row class %q", fault.Line, sel.Class)
+	}
+	if sel.Faults == 0 {
+		t.Error("no node (or group) of the graph is marked as changed by the fault")
+	}
+	checkCounts(t, p.trace, at)
+	screenshot(t, ctx, "qdtree-first-violation")
+
+	// One change back with the step button, then the slider itself.
+	eval(t, ctx, `document.getElementById("prev-change").click()`, nil)
+	before := settle(t, ctx, int64(run.Initial.TS)-1)
+	checkCounts(t, p.trace, before)
+	var search string
+	eval(t, ctx, `location.search`, &search)
+	if !strings.Contains(search, fmt.Sprintf("ts=%d", run.Initial.TS-1)) {
+		t.Errorf("the URL %q does not hold the moment ts=%d", search, run.Initial.TS-1)
+	}
+	screenshot(t, ctx, "qdtree-before-violation")
+	eval(t, ctx, fmt.Sprintf(`(() => { const s = document.getElementById("slider"); s.value = %d;
+	  s.dispatchEvent(new Event("input")); })()`, run.Initial.TS-2), nil)
+	checkCounts(t, p.trace, settle(t, ctx, int64(run.Initial.TS)-2))
+
+	// Back in history returns to the violation.
+	if err := chromedp.Run(ctx, chromedp.NavigateBack()); err != nil {
+		t.Fatal(err)
+	}
+	settle(t, ctx, int64(run.Initial.TS))
+}
+
+// Node and edge counts at several moments equal analyze mg's, when the
+// moment comes from the URL (a shared link) and from the step buttons.
+func TestCountsAtMoments(t *testing.T) {
+	ctx := browse(t)
+	for _, p := range []program{list(t), crash(t)} {
+		s, url := serve(t, p)
+		last := s.Run().Changes
+		for _, ts := range []uint32{0, 1, last / 3, last / 2, 2 * last / 3, last} {
+			if err := chromedp.Run(ctx, chromedp.Navigate(fmt.Sprintf("%s?ts=%d", url, ts))); err != nil {
+				t.Fatal(err)
+			}
+			checkCounts(t, p.trace, settle(t, ctx, int64(ts)))
+		}
+		eval(t, ctx, `document.getElementById("prev-change").click()`, nil)
+		checkCounts(t, p.trace, settle(t, ctx, int64(last)-1))
+		screenshot(t, ctx, filepath.Base(p.trace)+"-counts")
+	}
+}
+
+// Following a finding (the crash, then each bug) moves the source view to
+// its line and the graph to its moment; a node's history opens on click.
+func TestFollowFinding(t *testing.T) {
+	ctx := browse(t)
+	p := crash(t)
+	s, url := serve(t, p)
+	f := s.Findings()
+	if f.Crash == nil {
+		t.Fatal("the server found no crash in crash.c's run")
+	}
+	// Open somewhere else first: at the start, on another line.
+	if err := chromedp.Run(ctx, chromedp.Navigate(url+"?ts=0&line=1&file="+f.Crash.Where.File)); err != nil {
+		t.Fatal(err)
+	}
+	if at := settle(t, ctx, 0); at.Line != 1 {
+		t.Fatalf("the link's line=1 is not selected: line %d", at.Line)
+	}
+	eval(t, ctx, `document.querySelector('#findings li[data-kind="crash"]').click()`, nil)
+	at := settle(t, ctx, int64(f.Crash.At.TS))
+	if at.File != f.Crash.Where.File || at.Line != int(f.Crash.Where.Line) {
+		t.Errorf("after following the crash the source view is at %s:%d, want %s:%d", at.File, at.Line, f.Crash.Where.File, f.Crash.Where.Line)
+	}
+	for i, b := range f.Bugs {
+		eval(t, ctx, fmt.Sprintf(`document.querySelector('#findings li[data-kind="bug"][data-key="%d"]').click()`, i), nil)
+		at := settle(t, ctx, int64(b.At.TS))
+		if at.Line != int(b.Where.Line) {
+			t.Errorf("after following bug %d (%s) the source view is at line %d, want %d", i, b.Rule, at.Line, b.Where.Line)
+		}
+	}
+	// A node's history: click the first node, its events are listed.
+	var n int
+	eval(t, ctx, `(() => { const g = document.querySelector("#graph .node[data-id]"); if (!g) return -1;
+	  g.dispatchEvent(new MouseEvent("click", {bubbles: true})); return +g.dataset.id; })()`, &n)
+	if n > 0 {
+		var events int
+		if err := chromedp.Run(ctx, chromedp.Poll(`document.querySelectorAll("#node-history li").length`, &events)); err != nil {
+			t.Fatalf("node %d's history: %v", n, err)
+		}
+		if events == 0 {
+			t.Errorf("node %d's history lists no events", n)
+		}
+	}
+	screenshot(t, ctx, "crash-followed")
+}
+
+// The report of the crash demo opens from disk (no server, no network) and
+// shows the crash, its slice lines and the graph at the crash.
+func TestReportOffline(t *testing.T) {
+	ctx := browse(t)
+	p := crash(t)
+	out := filepath.Join(t.TempDir(), "report.html")
+	cmd := exec.Command(analyzeTool(t), "report", p.trace, "-o", out)
+	msg, err := cmd.CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
+		t.Fatalf("analyze report on a crash: %v (want exit status 1: findings)\n%s", err, msg)
+	}
+	st, err := os.Stat(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Size() >= 5<<20 {
+		t.Errorf("the report is %d bytes, want under 5 MB", st.Size())
+	}
+	s, _ := serve(t, p) // what the report should show, from the same models
+	f := s.Findings()
+	if f.Crash == nil {
+		t.Fatal("the server found no crash in crash.c's run")
+	}
+	if err := chromedp.Run(ctx, chromedp.Navigate("file://"+out)); err != nil {
+		t.Fatal(err)
+	}
+	at := settle(t, ctx, int64(f.Crash.At.TS))
+	checkCounts(t, p.trace, at)
+	if at.Line != int(f.Crash.Where.Line) || at.File != f.Crash.Where.File {
+		t.Errorf("the report opens at %s:%d, want the crash at %s:%d", at.File, at.Line, f.Crash.Where.File, f.Crash.Where.Line)
+	}
+	var page struct {
+		Mode      string `json:"mode"`
+		Crash     int    `json:"crash"`
+		Slice     int    `json:"slice"`
+		Resources int    `json:"resources"`
+	}
+	eval(t, ctx, `({ mode: document.body.dataset.mode,
+	  crash: document.querySelectorAll('#findings li[data-kind="crash"]').length,
+	  slice: document.querySelectorAll("#source tr.slice").length,
+	  resources: performance.getEntriesByType("resource").length })`, &page)
+	if page.Mode != "report" || page.Crash != 1 || page.Resources != 0 {
+		t.Errorf("report page: mode %q, %d crash findings, %d resources loaded; want report, 1, 0", page.Mode, page.Crash, page.Resources)
+	}
+	if want := sliceLines(f.Slice, f.Crash.Where.File); page.Slice == 0 || page.Slice != want {
+		t.Errorf("the report marks %d slice lines in %s, the slice has %d there", page.Slice, f.Crash.Where.File, want)
+	}
+	screenshot(t, ctx, "crash-report")
+	// One change back is in the report too.
+	eval(t, ctx, `document.getElementById("prev-change").click()`, nil)
+	checkCounts(t, p.trace, settle(t, ctx, int64(f.Crash.At.TS)-1))
+}

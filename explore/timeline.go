@@ -1,0 +1,307 @@
+package explore
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"sort"
+
+	"github.com/mgtrace/mgtrace/mgbuild"
+	"github.com/mgtrace/mgtrace/schema"
+)
+
+// maxBase is the number of base buckets the timeline keeps: when the run
+// outgrows them, neighbours merge and the width doubles.
+const maxBase = 1 << 16
+
+// maxPoints bounds the points one timeline answer lists.
+const maxPoints = 2000
+
+// timelineAcc accumulates the timeline while the trace is read: per
+// thread and per base bucket of width events, the events, the deepest
+// call depth and the pc running at the bucket's start.
+type timelineAcc struct {
+	width     uint64
+	threads   map[uint32]*threadAcc
+	order     []uint32
+	signals   []TimePoint
+	switches  []threadSwitch // where the running thread changed
+	cur       uint32
+	truncated bool
+}
+
+// threadSwitch says that events from seq on are thread's.
+type threadSwitch struct {
+	seq    uint64
+	thread uint32
+}
+
+// threadAcc is one thread's part of the timeline.
+type threadAcc struct {
+	id          uint32
+	first, last uint64
+	depth       int
+	pc          uint64   // the last block's pc
+	events      []uint32 // per base bucket
+	maxDepth    []uint16
+	startPC     []uint64
+}
+
+func newTimelineAcc() *timelineAcc {
+	return &timelineAcc{width: 1, threads: make(map[uint32]*threadAcc)}
+}
+
+// add takes one event in.
+func (t *timelineAcc) add(ev *schema.Event, ts mgbuild.TS) {
+	id := uint32(ev.Thread)
+	th := t.threads[id]
+	if th == nil {
+		th = &threadAcc{id: id, first: ev.Seq}
+		t.threads[id] = th
+		t.order = append(t.order, id)
+	}
+	if id != t.cur || len(t.switches) == 0 {
+		t.switches = append(t.switches, threadSwitch{ev.Seq, id})
+		t.cur = id
+	}
+	th.last = ev.Seq
+	for ev.Seq/t.width >= maxBase {
+		t.halve()
+	}
+	k := int(ev.Seq / t.width)
+	for len(th.events) <= k {
+		th.events = append(th.events, 0)
+		th.maxDepth = append(th.maxDepth, uint16(min(th.depth, 65535)))
+		th.startPC = append(th.startPC, th.pc)
+	}
+	th.events[k]++
+	switch ev.Kind {
+	case schema.KindBlock:
+		th.pc = ev.PC
+	case schema.KindCall:
+		th.depth++
+		if d := uint16(min(th.depth, 65535)); d > th.maxDepth[k] {
+			th.maxDepth[k] = d
+		}
+	case schema.KindReturn:
+		if th.depth > 0 {
+			th.depth--
+		}
+	case schema.KindSignal:
+		if len(t.signals) < 100_000 {
+			t.signals = append(t.signals, TimePoint{Seq: ev.Seq, TS: uint32(ts), Thread: id, Kind: "signal",
+				Label: signalName(ev.Num)})
+		}
+	}
+}
+
+// halve merges neighbouring base buckets.
+func (t *timelineAcc) halve() {
+	for _, th := range t.threads {
+		n := (len(th.events) + 1) / 2
+		for i := 0; i < n; i++ {
+			e, d := th.events[2*i], th.maxDepth[2*i]
+			if 2*i+1 < len(th.events) {
+				e += th.events[2*i+1]
+				d = max(d, th.maxDepth[2*i+1])
+			}
+			th.events[i], th.maxDepth[i], th.startPC[i] = e, d, th.startPC[2*i]
+		}
+		th.events, th.maxDepth, th.startPC = th.events[:n], th.maxDepth[:n], th.startPC[:n]
+	}
+	t.width *= 2
+}
+
+// finish notes how the trace ended.
+func (t *timelineAcc) finish(end schema.End) {
+	t.truncated = !end.Whole
+}
+
+// threadList lists the threads seen.
+func (t *timelineAcc) threadList() []Thread {
+	out := make([]Thread, 0, len(t.order))
+	for _, id := range t.order {
+		th := t.threads[id]
+		out = append(out, Thread{ID: id, FirstSeq: th.first, LastSeq: th.last})
+	}
+	return out
+}
+
+// threadAt returns the thread that ran event seq.
+func (t *timelineAcc) threadAt(seq uint64) uint32 {
+	i := sort.Search(len(t.switches), func(i int) bool { return t.switches[i].seq > seq })
+	if i == 0 {
+		return 0
+	}
+	return t.switches[i-1].thread
+}
+
+// Timeline returns the run over events [from, to] in buckets (0 for
+// 200; at most 5000); to 0 means the last event.
+func (s *Session) Timeline(from, to uint64, buckets int) (Timeline, error) {
+	if buckets == 0 {
+		buckets = 200
+	}
+	if buckets < 0 || buckets > 5000 {
+		return Timeline{}, badf("buckets %d: want 1 to 5000", buckets)
+	}
+	var out Timeline
+	var err error
+	s.withGraph(func(g *mgbuild.Graph) {
+		last := g.Stats.LastSeq
+		if to == 0 || to > last {
+			to = last
+		}
+		if from > to {
+			err = badf("from %d is after to %d", from, to)
+			return
+		}
+		out = s.timelineOf(g, from, to, buckets)
+		out.Points, out.Dropped = s.pointsIn(g.Points, from, to)
+	})
+	return out, err
+}
+
+// timelineOf computes the buckets from the base buckets: counts are
+// shared out in proportion to the overlap, depths are the deepest of the
+// base buckets overlapped, the function is the one running at the start
+// of the base bucket holding the bucket's start.
+func (s *Session) timelineOf(g *mgbuild.Graph, from, to uint64, buckets int) Timeline {
+	span := to - from + 1
+	w := (span + uint64(buckets) - 1) / uint64(buckets)
+	if w == 0 {
+		w = 1
+	}
+	n := int((span + w - 1) / w)
+	tl := s.tl
+	W := tl.width
+	out := Timeline{From: from, To: to, Width: w, Threads: []ThreadBuckets{}, Changes: make([]uint32, n), Points: []TimePoint{}}
+	for i := 0; i < n; i++ {
+		lo := from + uint64(i)*w
+		hi := min(lo+w-1, to)
+		var before mgbuild.TS
+		if lo > 0 {
+			before = g.AtSeq(lo - 1)
+		}
+		out.Changes[i] = uint32(g.AtSeq(hi) - before)
+	}
+	names := make(map[uint64]string)
+	for _, id := range tl.order {
+		th := tl.threads[id]
+		tb := ThreadBuckets{Thread: id, Events: make([]uint32, n), Depth: make([]uint16, n), Calls: make([]string, n)}
+		for i := 0; i < n; i++ {
+			lo := from + uint64(i)*w
+			hi := min(lo+w-1, to) + 1 // exclusive
+			var ev float64
+			var d uint16
+			for j := lo / W; j*W < hi && int(j) < len(th.events); j++ {
+				blo, bhi := j*W, (j+1)*W
+				ov := min(bhi, hi) - max(blo, lo)
+				ev += float64(th.events[j]) * float64(ov) / float64(W)
+				d = max(d, th.maxDepth[j])
+			}
+			tb.Events[i] = uint32(ev + 0.5)
+			if ev > 0 && tb.Events[i] == 0 {
+				tb.Events[i] = 1
+			}
+			tb.Depth[i] = d
+			if j := lo / W; int(j) < len(th.startPC) && lo >= th.first && lo <= th.last {
+				pc := th.startPC[j]
+				name, ok := names[pc]
+				if !ok && pc != 0 {
+					name = s.tables.Locate(pc).Function
+					names[pc] = name
+				}
+				tb.Calls[i] = name
+			}
+		}
+		out.Threads = append(out.Threads, tb)
+	}
+	return out
+}
+
+// pointsIn lists the marked events in [from, to]: C-points, markers,
+// signals, and what the stages found.
+func (s *Session) pointsIn(gp []mgbuild.Point, from, to uint64) ([]TimePoint, int) {
+	var all []TimePoint
+	cp := 0
+	for _, p := range gp {
+		if !p.Mark {
+			cp++
+		}
+		if p.Seq < from || p.Seq > to {
+			continue
+		}
+		tp := TimePoint{Seq: p.Seq, TS: uint32(p.TS), Thread: uint32(p.Thread), Kind: "cpoint", Label: p.Name}
+		if p.Mark {
+			tp.Kind = "marker"
+		} else {
+			tp.Label = fmt.Sprintf("cpoint %d %s", cp, p.Name)
+		}
+		all = append(all, tp)
+	}
+	for _, p := range s.tl.signals {
+		if p.Seq >= from && p.Seq <= to {
+			all = append(all, p)
+		}
+	}
+	s.stMu.Lock()
+	f := s.findings
+	s.stMu.Unlock()
+	add := func(m Moment, th uint32, kind, label string, ref int) {
+		if m.Seq >= from && m.Seq <= to {
+			all = append(all, TimePoint{Seq: m.Seq, TS: m.TS, Thread: th, Kind: kind, Label: label, Ref: ref})
+		}
+	}
+	for i, v := range f.Violations {
+		add(v.At, s.tl.threadAt(v.At.Seq), "violation", v.Text, i)
+	}
+	for i, fl := range f.Faults {
+		for _, c := range fl.Changes {
+			add(Moment{TS: c.TS, Seq: c.Seq}, c.Thread, "fault", fmt.Sprintf("fault %d: %s:%d", fl.Rank, fl.Stmt.File, fl.Stmt.Line), i)
+		}
+	}
+	for i, b := range f.Bugs {
+		add(b.At, s.tl.threadAt(b.At.Seq), "finding", b.Rule, i)
+	}
+	if f.Crash != nil {
+		add(f.Crash.At, s.tl.threadAt(f.Crash.At.Seq), "crash", f.Crash.Signal, 0)
+	}
+	// Over the cap, what the stages found goes first, then signals, then
+	// C-points and markers, each in order of time.
+	rank := func(k string) int {
+		switch k {
+		case "cpoint", "marker":
+			return 2
+		case "signal":
+			return 1
+		}
+		return 0
+	}
+	slices.SortStableFunc(all, func(a, b TimePoint) int {
+		if c := cmp.Compare(rank(a.Kind), rank(b.Kind)); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Seq, b.Seq)
+	})
+	dropped := 0
+	if len(all) > maxPoints {
+		dropped = len(all) - maxPoints
+		all = all[:maxPoints]
+	}
+	slices.SortStableFunc(all, func(a, b TimePoint) int { return cmp.Compare(a.Seq, b.Seq) })
+	if all == nil {
+		all = []TimePoint{}
+	}
+	return all, dropped
+}
+
+// sortMoments sorts moments by time.
+func sortMoments(m []Moment) {
+	slices.SortStableFunc(m, func(a, b Moment) int {
+		if c := cmp.Compare(a.TS, b.TS); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Seq, b.Seq)
+	})
+}
