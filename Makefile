@@ -44,7 +44,7 @@ all: build
 help:
 	@echo 'make deps            install missing system packages with apt-get (gcc, g++, make, valgrind, protoc, nodejs, npm) and tools/arrowcheck (npm ci)'
 	@echo 'make build           build bin/analyze, bin/record and the probe bin/mgtrace-amd64-linux'
-	@echo 'make install         build, then install record and analyze into PREFIX/bin, the probe into PREFIX/libexec/mgtrace, mgtrace.h into PREFIX/include (PREFIX=$(PREFIX); DESTDIR for packaging)'
+	@echo 'make install         build, then install record, analyze and mgtrace-ci into PREFIX/bin, the probe into PREFIX/libexec/mgtrace, mgtrace.h into PREFIX/include (PREFIX=$(PREFIX); DESTDIR for packaging)'
 	@echo 'make uninstall       remove what make install put under PREFIX'
 	@echo 'make test            gofmt check, go vet, check-generate (when protoc is installed), go test -race'
 	@echo 'make demo            record a small C program and look at its trace with bin/analyze'
@@ -86,17 +86,18 @@ build:
 bin/tracegen bin/tracebench bin/recordbench bin/mgbench bin/locatebench bin/locaterealbench bin/slicebench bin/bugsbench bin/linbench bin/regionbench bin/schedbench bin/reducebench bin/xslicebench bin/inputsbench: bin/%: FORCE
 	$(GO) build -buildvcs=false -o $@ ./bench/$*
 
-# The commands in PREFIX/bin, the probe in PREFIX/libexec/mgtrace (where
+# The commands (and tools/mgtrace-ci, the CI script of docs/ci.md) in
+# PREFIX/bin, the probe in PREFIX/libexec/mgtrace (where
 # record looks for it: ../libexec/mgtrace from its own folder), the
 # client header for C-points in PREFIX/include. See docs/install.md.
 install: build
 	install -d $(BINDIR) $(PROBEDIR) $(INCLUDEDIR)
-	install -m 0755 $(INSTALL_FROM)/record $(INSTALL_FROM)/analyze $(BINDIR)/
+	install -m 0755 $(INSTALL_FROM)/record $(INSTALL_FROM)/analyze tools/mgtrace-ci $(BINDIR)/
 	install -m 0755 $(INSTALL_FROM)/mgtrace-amd64-linux $(PROBEDIR)/
 	install -m 0644 include/mgtrace.h $(INCLUDEDIR)/
 
 uninstall:
-	rm -f $(BINDIR)/record $(BINDIR)/analyze $(PROBEDIR)/mgtrace-amd64-linux $(INCLUDEDIR)/mgtrace.h
+	rm -f $(BINDIR)/record $(BINDIR)/analyze $(BINDIR)/mgtrace-ci $(PROBEDIR)/mgtrace-amd64-linux $(INCLUDEDIR)/mgtrace.h
 	-rmdir $(PROBEDIR) 2>/dev/null
 
 test: deps fmt-check vet
