@@ -53,10 +53,10 @@ help:
 	@echo 'make bench           run both benchmarks, trace then record, and update bench/RESULTS.md (BENCH_EVENTS=$(BENCH_EVENTS))'
 	@echo 'make bench-record    time record against valgrind --tool=none and native runs, update bench/RESULTS.md (BENCH_RUNS=$(BENCH_RUNS), about 4 minutes)'
 	@echo 'make bench-mg        MG++ build speed, bytes per node+edge, snapshot time, node counts; update bench/RESULTS.md'
-	@echo 'make bench-locate    constraint checking and fault location on testdata/programs/ds, Tarantula, Table 3; update bench/RESULTS.md (about 10 minutes)'
-	@echo 'make bench-locate-real  fault location on real programs (GNU ls, libiberty'"'"'s splay tree, Bison) rebuilt from Debian'"'"'s source packages by testdata/real/get.sh (downloads, root for apt-get), beside Singh'"'"'s tables 4.3 and 4.4; update bench/RESULTS.md (about 10 minutes the first time)'
+	@echo 'make bench-locate    constraint checking and fault location on testdata/programs/ds, Tarantula, and Table 3 of the fault-location paper (Singh, Gupta and Neamtiu, "Automatic Fault Location for Data Structures", CC 2016); update bench/RESULTS.md (about 10 minutes)'
+	@echo 'make bench-locate-real  fault location on real programs (GNU ls, libiberty'"'"'s splay tree, Bison) rebuilt from Debian'"'"'s source packages by testdata/real/get.sh (downloads, root for apt-get), beside tables 4.3 and 4.4 of Vineet Singh'"'"'s dissertation ("User Assisted Data Structure Debugging and Verification", UC Riverside, 2016); update bench/RESULTS.md (about 10 minutes the first time)'
 	@echo 'make bench-slice     backward slicing of ~1 M and ~10 M-instruction runs: slice.Load, improved vs baseline traversal, analyze slice end to end; update bench/RESULTS.md (about 30 minutes)'
-	@echo 'make bench-bugs      analyze bugs against valgrind memcheck: detection per class on testdata/programs/bugs, Wang table 3.4 (chains vs slices), speed on the record benchmark programs; update bench/RESULTS.md (about 7 minutes)'
+	@echo 'make bench-bugs      analyze bugs against valgrind memcheck: detection per class on testdata/programs/bugs, table 3.4 of Yan Wang'"'"'s dissertation ("Dynamic Analysis Techniques for Effective and Efficient Debugging", UC Riverside, 2014: chains vs slices), speed on the record benchmark programs; update bench/RESULTS.md (about 7 minutes)'
 	@echo 'make bench-xslice    execution slices of the slicing benchmark'"'"'s runs from its criterion #1: instructions and events kept, size, the same slice; update bench/RESULTS.md (about 3 minutes)'
 	@echo 'make bench-region    record --from/--to on 5% of slicework against the whole run and valgrind --tool=none; update bench/RESULTS.md (about 3 minutes)'
 	@echo 'make bench-lin       lin.Check against porcupine in one process: porcupine'"'"'s own test histories, then generated ones where its search blows up; update bench/RESULTS.md (about 14 minutes, up to 16 GiB of memory)'
@@ -274,7 +274,7 @@ demo: deps build
 	bin/record -q -o out/overflow.trace -- out/overflow > /dev/null
 	bin/analyze mg --overflow out/overflow.trace | tail -3 || true
 	@echo '== which statement corrupted the quad tree? testdata/programs/ds/qdtree.c built with FAULT=1'
-	@echo '   (the fault-location paper, Figure 1: split() stores NULL into a child pointer), recorded, then analyze locate'
+	@echo '   (Figure 1 of Singh, Gupta and Neamtiu, "Automatic Fault Location for Data Structures", CC 2016: split() stores NULL into a child pointer), recorded, then analyze locate'
 	@echo '   with testdata/programs/ds/qdtree.spec (exit status 1: faults found):'
 	gcc -g -O1 -fno-omit-frame-pointer -Iinclude -DFAULT=1 -o out/qdtree testdata/programs/ds/qdtree.c
 	bin/record -q -o out/qdtree.trace -- out/qdtree > /dev/null 2>&1 || true # the faulty program gives up (exit 3) once the tree is broken
@@ -291,7 +291,7 @@ demo: deps build
 	bin/record -q -o out/df_shallow_copy.trace -- out/df_shallow_copy > /dev/null 2>&1 || true # glibc aborts on the double free
 	bin/analyze bugs --only double_free out/df_shallow_copy.trace; test $$? -eq 1
 	@echo '== which race made the snapshot wrong? testdata/programs/lin/snapshot.c built with -DFAULTY'
-	@echo '   (the pair snapshot of Chen, Zhang, Wu and Zhang, whose read re-checks one cell), run in the'
+	@echo '   (the pair snapshot of Yang Chen, Zhenya Zhang, Peng Wu and Yu Zhang, "Automatic Localization of Linearizability Faults", whose read re-checks one cell), run in the'
 	@echo '   interleaving of their figure 4; analyze lin with snapshot.lin (exit status 1: not linearizable):'
 	gcc -g -O1 -fno-omit-frame-pointer -pthread -Iinclude -DFAULTY -o out/snapshot testdata/programs/lin/snapshot.c
 	bin/record -q -o out/snapshot.trace -- out/snapshot bad > /dev/null
