@@ -38,8 +38,9 @@ bad spec (every error as FILE:LINE:COL: message), a bad trace or a bad
 flag.`
 
 const locateHelp = `
-Finds the statements that corrupted a data structure (the fault-location paper's fault
-location): the constraints of the spec are checked at every C-point; from
+Finds the statements that corrupted a data structure (the fault location
+of Vineet Singh, Rajiv Gupta and Iulian Neamtiu, "Automatic Fault Location
+for Data Structures", CC 2016): the constraints of the spec are checked at every C-point; from
 the first C-point with violations the memory graph is rolled back one
 change at a time, and every change that altered a pending inconsistency's
 arguments (the field values, degrees, edges, paths and attributes its

@@ -44,16 +44,16 @@ with the program's exit status, or 128+N when the program was killed by
 signal N, or 2 when it could not record. A one-line summary goes to
 standard error.
 
---from and --to record only regions of the run, as DrDebug does (the
-dissertation cited below, chapter 5): outside them the trace keeps the
+--from and --to record only regions of the run, as DrDebug does (Yan
+Wang's dissertation, "Dynamic Analysis Techniques for Effective and
+Efficient Debugging", UC Riverside, 2014, chapter 5): outside them the trace keeps the
 allocator's calls, system calls, thread events and signals; each region
 starts with the registers of every thread and the program's writable
 memory, so that the analyses work as if the run began there. With
 --from P#all the last region starts again each time P comes after it.
 
---switch and --suppress re-execute the program with a change, as in the
-DrDebug/Qzdb dissertation (Yan Wang, "Dynamic analysis for debugging
-concurrent and sequential programs"): a source line's conditional branch
+--switch and --suppress re-execute the program with a change, as in
+Wang's dissertation (chapter 2, the Qzdb debugger): a source line's conditional branch
 goes the other way, or its call or stores are skipped, on the line's N-th
 execution. The trace has an ALTER event where that happened; an instance
 that never came is a warning.
