@@ -25,7 +25,7 @@ Finds the critical predicates of a failing run: the branch instances whose
 inversion makes the failure disappear (the critical bug manifestation
 condition of Yan Wang's dissertation, "Dynamic Analysis Techniques for
 Effective and Efficient Debugging", UC Riverside, 2014, chapter 2, the
-DrDebug and Qzdb debuggers).
+Qzdb debugger).
 
 The failure of the recorded run is, by the flags:
   (none)                the crash: the program was killed by a signal; the
