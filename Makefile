@@ -37,7 +37,7 @@ INCLUDEDIR = $(DESTDIR)$(PREFIX)/include
 PROTOC_GO_OUT = protoc --plugin=protoc-gen-go=bin/protoc-gen-go \
 	--go_opt=module=$(MODULE) -I schema schema/trace.proto
 
-.PHONY: install uninstall traces pgo all help deps build test fmt-check vet race check-generate generate bench bench-record bench-mg bench-locate bench-locate-real bench-slice bench-bugs bench-lin bench-region bench-sched bench-reduce demo fuzz clean bench-xslice bench-inputs web-vendor
+.PHONY: install uninstall traces pgo all help deps build test fmt-check vet race check-generate generate bench bench-record bench-mg bench-locate bench-locate-real bench-slice bench-bugs bench-lin bench-region bench-sched bench-reduce demo fuzz clean bench-xslice bench-inputs bench-serve web-vendor
 
 all: build
 
@@ -53,6 +53,7 @@ help:
 	@echo 'make bench           run both benchmarks, trace then record, and update bench/RESULTS.md (BENCH_EVENTS=$(BENCH_EVENTS))'
 	@echo 'make bench-record    time record against valgrind --tool=none and native runs, update bench/RESULTS.md (BENCH_RUNS=$(BENCH_RUNS), about 4 minutes)'
 	@echo 'make bench-mg        MG++ build speed, bytes per node+edge, snapshot time, node counts; update bench/RESULTS.md'
+	@echo 'make bench-serve     analyze serve on a 110 M-event trace: first view, graph at 50 moments, peak memory; update bench/RESULTS.md (about 1 minute)'
 	@echo 'make bench-locate    constraint checking and fault location on testdata/programs/ds, Tarantula, and Table 3 of the fault-location paper (Singh, Gupta and Neamtiu, "Automatic Fault Location for Data Structures", CC 2016); update bench/RESULTS.md (about 10 minutes)'
 	@echo 'make bench-locate-real  fault location on real programs (GNU ls, libiberty'"'"'s splay tree, Bison) rebuilt from Debian'"'"'s source packages by testdata/real/get.sh (downloads, root for apt-get), beside tables 4.3 and 4.4 of Vineet Singh'"'"'s dissertation ("User Assisted Data Structure Debugging and Verification", UC Riverside, 2016); update bench/RESULTS.md (about 10 minutes the first time)'
 	@echo 'make bench-slice     backward slicing of ~1 M and ~10 M-instruction runs: slice.Load, improved vs baseline traversal, analyze slice end to end; update bench/RESULTS.md (about 30 minutes)'
@@ -83,7 +84,7 @@ build:
 
 # bin/tracegen, bin/tracebench and bin/recordbench: the synthetic trace
 # writer and the benchmarks.
-bin/tracegen bin/tracebench bin/recordbench bin/mgbench bin/locatebench bin/locaterealbench bin/slicebench bin/bugsbench bin/linbench bin/regionbench bin/schedbench bin/reducebench bin/xslicebench bin/inputsbench: bin/%: FORCE
+bin/tracegen bin/tracebench bin/recordbench bin/mgbench bin/locatebench bin/locaterealbench bin/slicebench bin/bugsbench bin/linbench bin/regionbench bin/schedbench bin/reducebench bin/xslicebench bin/inputsbench bin/servebench: bin/%: FORCE
 	$(GO) build -buildvcs=false -o $@ ./bench/$*
 
 # The commands (and tools/mgtrace-ci, the CI script of docs/ci.md) in
@@ -165,6 +166,11 @@ bench-record: build bin/recordbench
 # runs of list, tree, ls, python3 and perl (bench/mgbench).
 bench-mg: build bin/mgbench
 	bin/mgbench -results bench/RESULTS.md
+
+# The explorer's server (analyze serve) on a ~110 M-event recording of
+# the list program: first view, moments after the build, peak memory.
+bench-serve: build bin/servebench
+	bin/servebench -results bench/RESULTS.md
 
 # Constraint checking and fault location (package locate) on the data
 # structure suite testdata/programs/ds: full and incremental check times,

@@ -67,6 +67,8 @@ func commands() []*command {
 			args: "run.trace", help: dumpHelp, setup: dumpSetup},
 		{name: "mg", summary: "build the MG++ memory graph and show it at any moment; find heap overflows",
 			args: "run.trace", help: mgHelp, setup: mgSetup},
+		{name: "state", summary: "show memory and registers as the trace knows them at a moment: bytes, heap nodes with fields, registers",
+			args: "run.trace", help: stateHelp, setup: stateSetup},
 		{name: "check", summary: "check a data-structure constraint spec at every C-point",
 			args: "run.trace x.spec", help: checkHelp, setup: checkSetup},
 		{name: "locate", summary: "find the statements that corrupted a data structure",

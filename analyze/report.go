@@ -2,7 +2,9 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
+	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -27,7 +29,8 @@ allocation site, and the caps are lowered until the models fit in about
 
 Exit status 1 when the report shows findings (a violation, a located
 fault, a bug finding or a crash), as check, locate and bugs do, after the
-file is written; 0 when it shows none; 2 for usage or input errors.`
+file is written; 0 when it shows none; 2 for usage or input errors. A line
+on stdout says what the report shows and its size.`
 
 // reportFlags are the flags of analyze report.
 type reportFlags struct {
@@ -88,15 +91,47 @@ func runReport(e *env, f *reportFlags, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := htmlreport.Write(out, d); err != nil {
+	cw := &countWriter{w: out}
+	if err := htmlreport.Write(cw, d); err != nil {
 		out.discard()
 		return err
 	}
 	if err := out.Close(); err != nil {
 		return fmt.Errorf("write report: %w", err)
 	}
+	fmt.Fprintf(e.stdout, "%s: %s\n", oneLine(f.out), reportSummary(d, cw.n))
 	if d.HasFindings() {
 		return errFindings
 	}
 	return nil
+}
+
+// reportSummary says in one line what a report shows.
+func reportSummary(d *htmlreport.Data, size int64) string {
+	f := &d.Findings
+	s := fmt.Sprintf("%d moments that matter, %d graphs, %d violations, %d faults, %d bugs", len(d.Run.Moments), len(d.Graphs),
+		len(f.Violations), len(f.Faults), len(f.Bugs))
+	if c := f.Crash; c != nil {
+		s += fmt.Sprintf(", crash %s at %s:%d", c.Signal, c.Where.File, c.Where.Line)
+	}
+	if f.Slice != nil {
+		s += fmt.Sprintf(" (slice: %d lines)", len(f.Slice.Lines))
+	}
+	s += fmt.Sprintf("; %d KB", (size+1023)/1024)
+	if len(d.Notes) > 0 {
+		s += "; " + strings.Join(d.Notes, "; ")
+	}
+	return s
+}
+
+// countWriter counts the bytes written through it.
+type countWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
 }

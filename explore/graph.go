@@ -53,7 +53,12 @@ func (s *Session) Graph(ts uint32, expand []string, limit int) (GraphView, error
 func (s *Session) graphAt(g *mgbuild.Graph, t mgbuild.TS, expand []string, limit int, marks stageMarks) GraphView {
 	snap := g.Snapshot(t)
 	v := GraphView{At: Moment{TS: uint32(t), Seq: g.SeqOf(t)}, TotalNodes: len(snap.Nodes), Nodes: []GraphNode{}, Edges: []GraphEdge{}}
-	changed, changedEdge := s.changeAt(g, snap, t, &v)
+	// pos[id] is the node's index in snap.Nodes, plus one (0: not live).
+	pos := make([]int32, len(g.Nodes)+1)
+	for i, sn := range snap.Nodes {
+		pos[sn.ID] = int32(i + 1)
+	}
+	changed, changedEdge := s.changeAt(g, snap, pos, t, &v)
 	for _, e := range snap.Edges {
 		if e.To != 0 {
 			v.TotalEdges++
@@ -75,141 +80,205 @@ func (s *Session) graphAt(g *mgbuild.Graph, t mgbuild.TS, expand []string, limit
 		}
 		return m
 	}
-	// Where each node is drawn: its own id, or a group's name.
-	key := make(map[mgbuild.NodeID]string, len(snap.Nodes))
-	v.Collapsed = len(snap.Nodes) > limit
-	type group struct {
+	// Where each live node is drawn (by its index in snap.Nodes): as
+	// itself (-1), or in group k of shown (k >= 0).
+	where := make([]int32, len(snap.Nodes))
+	type shownGroup struct {
 		name  string
-		nodes []int // indexes into snap.Nodes
+		count int
 		bytes uint64
 		typ   string
 		site  uint64
+		first mgbuild.NodeID
 		marks map[string]bool
 	}
-	var groups []*group
+	var shown []*shownGroup
+	v.Collapsed = len(snap.Nodes) > limit
 	if v.Collapsed {
-		byName := make(map[string]*group)
+		gi := s.groupsOf(g, marks)
 		open := make(map[string]bool, len(expand))
 		for _, e := range expand {
 			open[e] = true
 		}
-		for i, sn := range snap.Nodes {
-			n := g.Node(sn.ID)
-			typ := s.typeOf(n, marks)
-			name := groupName(n, typ)
-			gr := byName[name]
-			if gr == nil {
-				gr = &group{name: name, typ: typ, site: n.Site, marks: map[string]bool{}}
-				byName[name] = gr
-				groups = append(groups, gr)
-			}
-			gr.nodes = append(gr.nodes, i)
+		// Nodes per group at this moment.
+		count := make(map[int32]int)
+		for _, sn := range snap.Nodes {
+			count[gi.of[sn.ID]]++
 		}
-		slices.SortFunc(groups, func(a, b *group) int {
-			if c := cmp.Compare(len(b.nodes), len(a.nodes)); c != 0 {
+		order := make([]int32, 0, len(count))
+		for k := range count {
+			order = append(order, k)
+		}
+		slices.SortFunc(order, func(a, b int32) int {
+			if c := cmp.Compare(count[b], count[a]); c != 0 {
 				return c
 			}
-			return cmp.Compare(a.name, b.name)
+			return cmp.Compare(gi.name[a], gi.name[b])
 		})
-		var rest []*group
-		for _, gr := range groups {
-			shown := 0
-			if open[gr.name] {
-				shown = min(len(gr.nodes), limit)
+		// Each group's index in shown, or its rest group's for an
+		// expanded one.
+		slot := make(map[int32]int32, len(order))
+		left := make(map[int32]int) // expanded groups: nodes still to show
+		for _, k := range order {
+			name := gi.name[k]
+			if open[name] {
+				left[k] = min(count[k], limit)
+				if count[k] <= limit {
+					continue
+				}
+				name += "~rest"
 			}
-			for _, i := range gr.nodes[:shown] {
-				sn := snap.Nodes[i]
-				key[sn.ID] = strconv.FormatUint(uint64(sn.ID), 10)
+			slot[k] = int32(len(shown))
+			shown = append(shown, &shownGroup{name: name, typ: gi.typ[k], site: gi.site[k], marks: map[string]bool{}})
+		}
+		for i, sn := range snap.Nodes {
+			k := gi.of[sn.ID]
+			if left[k] > 0 {
+				left[k]--
+				where[i] = -1
 				v.Nodes = append(v.Nodes, s.graphNode(g, sn, marks, nodeMarks(sn.ID)))
-			}
-			if shown == len(gr.nodes) {
 				continue
 			}
-			r := gr
-			if shown > 0 {
-				r = &group{name: gr.name + "~rest", typ: gr.typ, site: gr.site, nodes: gr.nodes[shown:], marks: map[string]bool{}}
+			j := slot[k]
+			where[i] = j
+			sg := shown[j]
+			if sg.count == 0 {
+				sg.first = sn.ID
 			}
-			for _, i := range r.nodes {
-				sn := snap.Nodes[i]
-				key[sn.ID] = r.name
-				r.bytes += sn.Hi - sn.Lo
+			sg.count++
+			sg.bytes += sn.Hi - sn.Lo
+			if changed[sn.ID] || marks.fault[sn.ID] || marks.finding[sn.ID] || marks.violation[uint32(t)][sn.ID] {
 				for _, m := range nodeMarks(sn.ID) {
-					r.marks[m] = true
+					sg.marks[m] = true
 				}
 			}
-			rest = append(rest, r)
 		}
-		for _, r := range rest {
-			gn := GraphNode{Group: r.name, Count: len(r.nodes), Kind: "group", Type: r.typ, Bytes: r.bytes,
-				Site: s.stmt(r.site)}
-			gn.Label = fmt.Sprintf("%d × %s", len(r.nodes), orSize(r.typ, g.Node(snap.Nodes[r.nodes[0]].ID)))
+		for _, sg := range shown {
+			gn := GraphNode{Group: sg.name, Count: sg.count, Kind: "group", Type: sg.typ, Bytes: sg.bytes, Site: s.stmt(sg.site)}
+			gn.Label = fmt.Sprintf("%d × %s", sg.count, orSize(sg.typ, g.Node(sg.first)))
 			for _, m := range []string{"change", "fault", "violation", "finding"} {
-				if r.marks[m] {
+				if sg.marks[m] {
 					gn.Marks = append(gn.Marks, m)
 				}
 			}
 			v.Nodes = append(v.Nodes, gn)
 		}
 	} else {
-		for _, sn := range snap.Nodes {
-			key[sn.ID] = strconv.FormatUint(uint64(sn.ID), 10)
+		for i, sn := range snap.Nodes {
+			where[i] = -1
 			v.Nodes = append(v.Nodes, s.graphNode(g, sn, marks, nodeMarks(sn.ID)))
 		}
 	}
 	// Edges: between shown nodes as they are; the others folded by their
-	// ends and field.
-	type fold struct{ from, to, field string }
+	// ends and the field's offset.
+	type fold struct {
+		from, to int64 // a group's index in shown, or -1-id for a node
+		off      uint64
+		fromID   mgbuild.NodeID
+	}
 	folded := make(map[fold]int)
 	var order []fold
 	for _, se := range snap.Edges {
 		if se.To == 0 {
 			continue
 		}
-		from, to := key[se.From], key[se.To]
+		fi, ti := pos[se.From]-1, pos[se.To]-1
 		e := &g.Edges[se.ID]
-		lo, _, _ := snap.Extent(se.From)
-		field := s.fieldName(g.Node(se.From), e.Field-lo, marks)
-		if !isGroup(from) && !isGroup(to) {
-			ge := GraphEdge{ID: uint32(se.ID), From: from, To: to, Field: field, Marked: se.ID == changedEdge && changedEdge != noEdge,
-				Stmt: s.stmt(e.PC)}
-			v.Edges = append(v.Edges, ge)
+		off := e.Field - snap.Nodes[fi].Lo
+		if where[fi] < 0 && where[ti] < 0 {
+			v.Edges = append(v.Edges, GraphEdge{ID: uint32(se.ID), From: strconv.FormatUint(uint64(se.From), 10),
+				To: strconv.FormatUint(uint64(se.To), 10), Field: s.fieldName(g.Node(se.From), off, marks),
+				Marked: changedEdge != noEdge && se.ID == changedEdge, Stmt: s.stmt(e.PC)})
 			continue
 		}
-		f := fold{from, to, field}
-		if _, ok := folded[f]; !ok {
-			order = append(order, f)
+		f := fold{from: -1 - int64(se.From), to: -1 - int64(se.To), off: off}
+		if where[fi] >= 0 {
+			f.from = int64(where[fi])
 		}
-		folded[f]++
+		if where[ti] >= 0 {
+			f.to = int64(where[ti])
+		}
+		n, ok := folded[f]
+		if !ok {
+			f2 := f
+			f2.fromID = se.From
+			order = append(order, f2)
+		}
+		folded[f] = n + 1
+	}
+	name := func(k int64) string {
+		if k >= 0 {
+			return shown[k].name
+		}
+		return strconv.FormatInt(-1-k, 10)
 	}
 	for _, f := range order {
-		v.Edges = append(v.Edges, GraphEdge{From: f.from, To: f.to, Field: f.field, Count: folded[f]})
+		n := folded[fold{from: f.from, to: f.to, off: f.off}]
+		v.Edges = append(v.Edges, GraphEdge{From: name(f.from), To: name(f.to), Field: s.fieldName(g.Node(f.fromID), f.off, marks), Count: n})
 	}
 	return v
 }
 
-// noEdge is no edge id.
-const noEdge = ^mgbuild.EdgeID(0)
-
-// isGroup says whether a key names a group (node keys are decimal).
-func isGroup(k string) bool {
-	return k == "" || k[0] < '0' || k[0] > '9'
+// groupIndex is every node's group: by allocation site and type (or
+// size).
+type groupIndex struct {
+	of   []int32 // by NodeID
+	name []string
+	typ  []string
+	site []uint64
 }
 
-// groupName names a node's group: its allocation site and its type (or
-// size).
-func groupName(n *mgbuild.Node, typ string) string {
-	what := typ
-	if what == "" {
-		what = fmt.Sprintf("%dB", nodeSize(n))
-		if n.Kind == mgbuild.NodeCluster {
-			what = "cluster"
+// groupsOf returns the nodes' groups, computed once for the final graph
+// (and again when the stages bind types); on a graph being built, each
+// time.
+func (s *Session) groupsOf(g *mgbuild.Graph, marks stageMarks) *groupIndex {
+	final := s.final.Load() == g
+	if final {
+		s.groupMu.Lock()
+		defer s.groupMu.Unlock()
+		if s.groups != nil && s.groupsTypes == len(marks.types) {
+			return s.groups
 		}
 	}
-	return fmt.Sprintf("site:%#x:%s", n.Site, what)
+	type key struct {
+		site uint64
+		what string
+	}
+	gi := &groupIndex{of: make([]int32, len(g.Nodes)+1)}
+	ids := make(map[key]int32)
+	for i := range g.Nodes {
+		n := &g.Nodes[i]
+		typ := s.typeOf(n, marks)
+		k := key{n.Site, typ}
+		if typ == "" {
+			k.what = sizeWhat(n)
+		}
+		id, ok := ids[k]
+		if !ok {
+			id = int32(len(gi.name))
+			ids[k] = id
+			gi.name = append(gi.name, fmt.Sprintf("site:%#x:%s", n.Site, k.what))
+			gi.typ = append(gi.typ, typ)
+			gi.site = append(gi.site, n.Site)
+		}
+		gi.of[n.ID] = id
+	}
+	if final {
+		s.groups, s.groupsTypes = gi, len(marks.types)
+	}
+	return gi
 }
 
-// nodeSize is a node's size as the allocator was asked for it, or 0.
-func nodeSize(n *mgbuild.Node) uint64 { return n.Size }
+// sizeWhat names a node of no known type in its group's name.
+func sizeWhat(n *mgbuild.Node) string {
+	if n.Kind == mgbuild.NodeCluster {
+		return "cluster"
+	}
+	return fmt.Sprintf("%dB", n.Size)
+}
+
+// noEdge is no edge id.
+const noEdge = ^mgbuild.EdgeID(0)
 
 // orSize names a node's type or its size.
 func orSize(typ string, n *mgbuild.Node) string {
@@ -280,13 +349,13 @@ func memberAt(st *tracepb.StructType, off uint64) string {
 
 // changeAt describes the change made at t and says which nodes and edge
 // it touched.
-func (s *Session) changeAt(g *mgbuild.Graph, snap *mgbuild.Snapshot, t mgbuild.TS, v *GraphView) (map[mgbuild.NodeID]bool, mgbuild.EdgeID) {
+func (s *Session) changeAt(g *mgbuild.Graph, snap *mgbuild.Snapshot, pos []int32, t mgbuild.TS, v *GraphView) (map[mgbuild.NodeID]bool, mgbuild.EdgeID) {
 	touched := map[mgbuild.NodeID]bool{}
 	edge := noEdge
 	if t == 0 {
 		return touched, edge
 	}
-	c, nodes, e := s.describeOp(g, snap, t)
+	c, nodes, e := s.describeOp(g, snap, pos, t)
 	v.Change = &c
 	for _, n := range nodes {
 		touched[n] = true
@@ -295,7 +364,7 @@ func (s *Session) changeAt(g *mgbuild.Graph, snap *mgbuild.Snapshot, t mgbuild.T
 }
 
 // describeOp describes change t, the nodes it touched and its edge.
-func (s *Session) describeOp(g *mgbuild.Graph, snap *mgbuild.Snapshot, t mgbuild.TS) (Change, []mgbuild.NodeID, mgbuild.EdgeID) {
+func (s *Session) describeOp(g *mgbuild.Graph, snap *mgbuild.Snapshot, pos []int32, t mgbuild.TS) (Change, []mgbuild.NodeID, mgbuild.EdgeID) {
 	op := g.Op(t)
 	c := Change{TS: uint32(t), Seq: op.Seq, Kind: op.Kind.String(), Thread: s.tl.threadAt(op.Seq)}
 	var nodes []mgbuild.NodeID
@@ -329,7 +398,7 @@ func (s *Session) describeOp(g *mgbuild.Graph, snap *mgbuild.Snapshot, t mgbuild
 				if from := snap.Find(e.Field); from != 0 {
 					c.Node = uint32(from)
 					nodes = append(nodes, from)
-					lo, _, _ := snap.Extent(from)
+					lo := snap.Nodes[pos[from]-1].Lo
 					c.Field = s.fieldName(g.Node(from), e.Field-lo, stageMarks{})
 				}
 				if e.Pointer {

@@ -13,19 +13,9 @@ import (
 	"sync"
 )
 
-// StateFunc answers GET /api/state: the memory and registers at a moment
-// (package explore/state). The handler answers 501 without one.
-type StateFunc func(s *Session, q map[string]string) (any, error)
-
 // NewHandler serves the explorer: the JSON API under /api/ over the
 // session's models, and the web application's assets at / and /static/.
 func NewHandler(s *Session, assets fs.FS) http.Handler {
-	return NewHandlerWithState(s, assets, nil)
-}
-
-// NewHandlerWithState is NewHandler with the /api/state endpoint's
-// implementation.
-func NewHandlerWithState(s *Session, assets fs.FS, state StateFunc) http.Handler {
 	mux := http.NewServeMux()
 	api := func(path string, fn func(q *query) (any, error)) {
 		mux.HandleFunc("/api/"+path, func(w http.ResponseWriter, r *http.Request) {
@@ -46,8 +36,9 @@ func NewHandlerWithState(s *Session, assets fs.FS, state StateFunc) http.Handler
 					status = http.StatusBadRequest
 				case errors.As(err, &nf):
 					status = http.StatusNotFound
-				case errors.Is(err, errNotImplemented):
-					status = http.StatusNotImplemented
+				case errors.Is(err, errBuilding):
+					status = http.StatusServiceUnavailable
+					w.Header().Set("Retry-After", "1")
 				}
 				writeError(w, r, status, err.Error())
 				return
@@ -108,16 +99,11 @@ func NewHandlerWithState(s *Session, assets fs.FS, state StateFunc) http.Handler
 	api("source", func(q *query) (any, error) { return s.Source(q.r.URL.Query().Get("file")) })
 	api("findings", func(q *query) (any, error) { return s.Findings(), nil })
 	api("state", func(q *query) (any, error) {
-		if state == nil {
-			return nil, fmt.Errorf("%w: the state of memory at a moment is not served yet", errNotImplemented)
+		sq, err := parseStateQuery(q)
+		if err != nil {
+			return nil, err
 		}
-		args := map[string]string{}
-		for k, v := range q.r.URL.Query() {
-			if len(v) > 0 {
-				args[k] = v[0]
-			}
-		}
-		return state(s, args)
+		return s.State(sq)
 	})
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, http.StatusNotFound, fmt.Sprintf("no API endpoint %s", r.URL.Path))
@@ -127,9 +113,6 @@ func NewHandlerWithState(s *Session, assets fs.FS, state StateFunc) http.Handler
 	mux.Handle("/", cacheAssets(files, "no-cache"))
 	return mux
 }
-
-// errNotImplemented marks an endpoint not served.
-var errNotImplemented = errors.New("not implemented")
 
 // notFound is an error for a thing that does not exist.
 type notFound struct{ msg string }

@@ -65,10 +65,14 @@ type Session struct {
 	code   *codeIndex
 	stmts  stmtCache
 
+	groupMu     sync.Mutex // guards the groups of the final graph's nodes
+	groups      *groupIndex
+	groupsTypes int // len(stageMarks.types) the groups were made with
+
 	mu      sync.Mutex // guards what the building goroutine changes, while it builds
 	b       *mgbuild.Builder
 	tl      *timelineAcc
-	blocks  map[blockKey]uint64
+	blocks  blockCounts
 	crash   *crashInfo
 	exit    string
 	final   atomic.Pointer[mgbuild.Graph] // set once the graph is built; read-only from then on
@@ -97,6 +101,44 @@ type crashInfo struct {
 type blockKey struct {
 	pc    uint64
 	count uint32
+}
+
+// blockCounts counts BLOCK events by start and count: a direct-mapped
+// cache in front of a map, as most blocks repeat in loops.
+type blockCounts struct {
+	cache [1 << 12]struct {
+		k blockKey
+		n uint64
+	}
+	m map[blockKey]uint64
+}
+
+func (c *blockCounts) init() { c.m = make(map[blockKey]uint64) }
+
+func (c *blockCounts) add(k blockKey) {
+	e := &c.cache[(k.pc^k.pc>>12^uint64(k.count)*0x9e37)&(1<<12-1)]
+	if e.k == k {
+		e.n++
+		return
+	}
+	if e.n > 0 {
+		c.m[e.k] += e.n
+	}
+	e.k, e.n = k, 1
+}
+
+// snapshot returns every count.
+func (c *blockCounts) snapshot() map[blockKey]uint64 {
+	out := make(map[blockKey]uint64, len(c.m)+len(c.cache))
+	for k, n := range c.m {
+		out[k] = n
+	}
+	for _, e := range c.cache {
+		if e.n > 0 {
+			out[e.k] += e.n
+		}
+	}
+	return out
 }
 
 // Open reads the trace's header and tables and starts building the rest
@@ -143,7 +185,7 @@ func Open(path string, opt Options) (*Session, error) {
 	s.tables.Locate(0) // builds the function index now, before readers share the tables
 	s.code = newCodeIndex(s.tables)
 	s.tl = newTimelineAcc()
-	s.blocks = make(map[blockKey]uint64)
+	s.blocks.init()
 	// The first builder exists before Open returns: views never see none.
 	r2, err := schema.Open(path)
 	if err != nil {
@@ -276,7 +318,7 @@ func (s *Session) account(ev *schema.Event, ts mgbuild.TS) {
 	s.tl.add(ev, ts)
 	switch ev.Kind {
 	case schema.KindBlock:
-		s.blocks[blockKey{ev.PC, ev.Count}]++
+		s.blocks.add(blockKey{ev.PC, ev.Count})
 	case schema.KindSignal:
 		if fatalSignal(ev.Num) {
 			s.crash = &crashInfo{seq: ev.Seq, thread: uint32(ev.Thread), signal: ev.Num, addr: ev.Addr, pc: ev.PC}

@@ -53,10 +53,7 @@ type lineKey struct {
 // address order (as package tarantula reads coverage).
 func (s *Session) lineCounts() map[lineKey]uint64 {
 	s.mu.Lock()
-	blocks := make(map[blockKey]uint64, len(s.blocks))
-	for k, n := range s.blocks {
-		blocks[k] = n
-	}
+	blocks := s.blocks.snapshot()
 	s.mu.Unlock()
 	out := make(map[lineKey]uint64)
 	pcs := s.code.pcs

@@ -27,6 +27,7 @@ type timelineAcc struct {
 	signals   []TimePoint
 	switches  []threadSwitch // where the running thread changed
 	cur       uint32
+	curAcc    *threadAcc // the thread of the last event
 	truncated bool
 }
 
@@ -54,7 +55,10 @@ func newTimelineAcc() *timelineAcc {
 // add takes one event in.
 func (t *timelineAcc) add(ev *schema.Event, ts mgbuild.TS) {
 	id := uint32(ev.Thread)
-	th := t.threads[id]
+	th := t.curAcc
+	if th == nil || th.id != id {
+		th = t.threads[id]
+	}
 	if th == nil {
 		th = &threadAcc{id: id, first: ev.Seq}
 		t.threads[id] = th
@@ -64,6 +68,7 @@ func (t *timelineAcc) add(ev *schema.Event, ts mgbuild.TS) {
 		t.switches = append(t.switches, threadSwitch{ev.Seq, id})
 		t.cur = id
 	}
+	t.curAcc = th
 	th.last = ev.Seq
 	for ev.Seq/t.width >= maxBase {
 		t.halve()

@@ -90,6 +90,49 @@ func TestCountsAtMoments(t *testing.T) {
 	}
 }
 
+// A list node's history and its fields at the moment (explore/state):
+// the link names the node, each node of the list has its next field.
+func TestNodePane(t *testing.T) {
+	ctx := browse(t)
+	p := list(t)
+	s, url := serve(t, p)
+	// The moment the list is complete: the graph's largest.
+	best, bestTS := -1, uint32(0)
+	for ts := uint32(0); ts <= s.Run().Changes; ts += max(1, s.Run().Changes/40) {
+		g, err := s.Graph(ts, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(g.Edges) > best {
+			best, bestTS = len(g.Edges), ts
+		}
+	}
+	g, _ := s.Graph(bestTS, nil, 0)
+	if len(g.Edges) == 0 {
+		t.Fatal("list.c's graph never has an edge")
+	}
+	from := g.Edges[0].From
+	if err := chromedp.Run(ctx, chromedp.Navigate(fmt.Sprintf("%s?ts=%d&node=%s", url, bestTS, from))); err != nil {
+		t.Fatal(err)
+	}
+	settle(t, ctx, int64(bestTS))
+	var pane struct {
+		Selected int    `json:"selected"`
+		Events   int    `json:"events"`
+		Fields   string `json:"fields"`
+	}
+	if err := chromedp.Run(ctx, chromedp.Poll(`(() => { const f = document.getElementById("node-fields");
+	  const ev = document.querySelectorAll("#node-history li").length;
+	  return (!f.hidden && ev) ? { selected: document.querySelectorAll("#graph .node.selected").length, events: ev, fields: f.textContent } : null; })()`,
+		&pane)); err != nil {
+		t.Fatalf("node %s's pane: %v", from, err)
+	}
+	if pane.Selected != 1 || pane.Events < 2 || !strings.Contains(pane.Fields, "next") {
+		t.Errorf("node %s: %d nodes selected, %d history events, fields %q; want 1, alloc and stores, a next field", from, pane.Selected, pane.Events, pane.Fields)
+	}
+	screenshot(t, ctx, "list-node")
+}
+
 // Following a finding (the crash, then each bug) moves the source view to
 // its line and the graph to its moment; a node's history opens on click.
 func TestFollowFinding(t *testing.T) {

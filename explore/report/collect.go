@@ -72,18 +72,39 @@ func Collect(h http.Handler, opt Options) (*Data, error) {
 		return nil, err
 	}
 
-	// The timestamps: the initial moment first, then the moments that
-	// matter in order, each with the change before it.
-	moments := append([]explore.Moment{d.Run.Initial}, d.Run.Moments...)
+	// The timestamps, each with the change before it, most telling
+	// first (the caps keep the head of the list): the initial moment, the
+	// crash, the first violation, each fault's first change, each bug,
+	// then the other moments that matter in order of time.
+	moments := []explore.Moment{d.Run.Initial}
+	if c := d.Findings.Crash; c != nil {
+		moments = append(moments, c.At)
+	}
+	if len(d.Findings.Violations) > 0 {
+		moments = append(moments, d.Findings.Violations[0].At)
+	}
+	for _, f := range d.Findings.Faults {
+		if len(f.Changes) > 0 {
+			moments = append(moments, explore.Moment{TS: f.Changes[0].TS, Seq: f.Changes[0].Seq})
+		}
+	}
+	for _, b := range d.Findings.Bugs {
+		moments = append(moments, b.At)
+	}
+	moments = append(moments, d.Run.Moments...)
 	seen := map[uint32]bool{}
 	var stamps []uint32
 	kept := 0
+	distinct := map[uint32]bool{}
+	for _, m := range moments {
+		distinct[m.TS] = true
+	}
 	for _, m := range moments {
 		if seen[m.TS] {
 			continue
 		}
 		if kept == opt.Moments {
-			d.Notes = append(d.Notes, fmt.Sprintf("this report holds the first %d of %d moments that matter; analyze serve shows them all", opt.Moments, len(d.Run.Moments)))
+			d.Notes = append(d.Notes, fmt.Sprintf("this report holds %d of the %d timestamps of moments that matter (the crash, the first violation, faults and bugs first); analyze serve shows them all", opt.Moments, len(distinct)))
 			break
 		}
 		kept++

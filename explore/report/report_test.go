@@ -95,7 +95,7 @@ func TestCollectCaps(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got.Graphs) != 2 || len(got.Notes) != 1 || !strings.Contains(got.Notes[0], "first 1 of 2 moments") {
+	if len(got.Graphs) != 2 || len(got.Notes) != 1 || !strings.Contains(got.Notes[0], "1 of the 2 timestamps") {
 		t.Errorf("with Moments 1: %d graphs, notes %q; want 2 graphs and a note", len(got.Graphs), got.Notes)
 	}
 }

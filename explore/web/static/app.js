@@ -7,7 +7,7 @@
 (function () {
   const $ = (id) => document.getElementById(id);
   const SVG = "http://www.w3.org/2000/svg";
-  const GRAPH_LIMIT = 400; // nodes the server sends before collapsing into groups
+  const GRAPH_LIMIT = 250; // nodes the server sends before collapsing into groups (dagre lays 250 out in about 0.2 s)
 
   // ---- data access: the one place that knows server from report ----
 
@@ -253,8 +253,9 @@
     const moments = state.run ? state.run.moments || [] : [];
     const here = moments.filter((m) => m.ts === state.ts).map((m) => m.label).filter(Boolean);
     const g = state.graph && state.graph.at.ts === state.ts ? state.graph.at : null;
-    $("moment-label").textContent =
-      "ts " + state.ts + (g ? " · event " + g.seq : "") + (here.length ? " · " + here.join(", ") : "");
+    const ml = $("moment-label");
+    ml.textContent = "ts " + state.ts + (g ? " · event " + g.seq : "") + (here.length ? " · " + here.join(", ") : "");
+    ml.title = ml.textContent;
     $("prev-change").disabled = embedded ? reportTS.indexOf(state.ts) <= 0 : state.ts <= 0;
     $("next-change").disabled = embedded
       ? reportTS.indexOf(state.ts) >= reportTS.length - 1
@@ -428,6 +429,10 @@
     status(state.run && state.run.building ? "building… " + Math.round(100 * state.run.progress) + "%" : "");
     drawGraph();
     syncMomentBar();
+    if (state.node !== null) {
+      loadFields();
+      for (const li of $("node-history").children) li.classList.toggle("current", li.dataset.ts === String(state.ts));
+    }
   }
 
   const view = { x: 0, y: 0, w: 800, h: 600, fit: null };
@@ -486,21 +491,8 @@
       applyView(true);
       return;
     }
-    const dg = new dagre.graphlib.Graph({ multigraph: true });
-    dg.setGraph({ rankdir: g.nodes.length > 60 ? "LR" : "TB", nodesep: 18, ranksep: 36, edgesep: 8, marginx: 10, marginy: 10 });
-    dg.setDefaultEdgeLabel(() => ({}));
-    for (const n of g.nodes) {
-      const lines = nodeLines(n);
-      const w = Math.max(60, 12 + 6.2 * Math.max(...lines.map((s) => s.length)));
-      dg.setNode(nodeKey(n), { width: w, height: 8 + 13 * lines.length, n, lines });
-    }
-    const loops = [];
-    g.edges.forEach((e, i) => {
-      if (!dg.hasNode(e.from) || !dg.hasNode(e.to)) return;
-      if (e.from === e.to) return loops.push(e); // drawn by hand below
-      dg.setEdge(e.from, e.to, { e, label: e.field, width: 6 * (e.field || "").length, height: 12 }, "e" + i);
-    });
-    dagre.layout(dg);
+    const dg = layout(g);
+    const loops = dg.loops;
     const edges = el("g", { class: "edges" }, svg);
     el("defs", {}, svg).innerHTML =
       '<marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#64748b"/></marker>';
@@ -510,7 +502,11 @@
       if (!pts.length) continue;
       const ge = el("g", { class: "edge" + (d.e.marked ? " marked" : "") }, edges);
       el("path", { d: "M" + pts.map((p) => p.x + "," + p.y).join(" L"), "marker-end": "url(#arrow)" }, ge);
-      if (d.label) el("text", { x: d.x, y: d.y, "text-anchor": "middle" }, ge, d.label + (d.e.count > 1 ? " ×" + d.e.count : ""));
+      if (d.label) {
+        // labels are not laid out (that doubles dagre's work): at the path's middle
+        const mid = pts[Math.floor(pts.length / 2)];
+        el("text", { x: mid.x + 3, y: mid.y - 3 }, ge, d.label + (d.e.count > 1 ? " ×" + d.e.count : ""));
+      }
       ge.appendChild(titled(d.e.from + " → " + d.e.to + " ." + d.e.field + (d.e.stmt ? " (" + stmtText(d.e.stmt) + ")" : "")));
     }
     // Self-loops (a node or group pointing into itself): arcs on the right.
@@ -519,11 +515,11 @@
       const d = dg.node(e.from);
       const k = (loopCount[e.from] = (loopCount[e.from] || 0) + 1) - 1;
       const x0 = d.x + d.width / 2;
-      const y0 = d.y - d.height / 2 + 6 + k * 4;
-      const r = 14 + 10 * k;
+      const y0 = d.y - d.height / 2 + 4 + ((k * 12) % Math.max(12, d.height - 8));
+      const r = 10 + 4 * k;
       const ge = el("g", { class: "edge loop" + (e.marked ? " marked" : "") }, edges);
       el("path", { d: "M" + x0 + "," + y0 + " C" + (x0 + 2 * r) + "," + (y0 - r) + " " + (x0 + 2 * r) + "," + (y0 + r + 8) + " " + x0 + "," + (y0 + 8), "marker-end": "url(#arrow)" }, ge);
-      el("text", { x: x0 + 2 * r + 2, y: y0 + 6 }, ge, e.field + (e.count > 1 ? " ×" + e.count : ""));
+      el("text", { x: x0 + 2 * r + 4, y: y0 + 8 }, ge, e.field + (e.count > 1 ? " ×" + e.count : ""));
       ge.appendChild(titled(e.from + " → itself ." + e.field));
     }
     const nodes = el("g", { class: "nodes" }, svg);
@@ -557,6 +553,46 @@
     view.fit = { x: (gw - vw) / 2, y: Math.min(0, (gh - vh) / 2), w: vw, h: vh };
     applyView(!view.kept);
     renderGraphMarks();
+  }
+
+  // layout lays g out with dagre. Moving through changes mostly keeps the
+  // same nodes and edges (a store of a value, a pointer moved back): the
+  // last few layouts are kept by the shape's signature and reused, with
+  // this moment's nodes and edges (marks, labels) put in.
+  const layouts = new Map();
+  function layout(g) {
+    const lines = new Map();
+    for (const n of g.nodes) lines.set(nodeKey(n), nodeLines(n));
+    const sig = g.nodes.map((n) => nodeKey(n) + ":" + Math.max(...lines.get(nodeKey(n)).map((s) => s.length)) + "x" + lines.get(nodeKey(n)).length).join(",") +
+      "|" + g.edges.map((e) => e.from + ">" + e.to).join(",");
+    let dg = layouts.get(sig);
+    const fresh = !dg;
+    if (fresh) {
+      dg = new dagre.graphlib.Graph({ multigraph: true });
+      dg.setGraph({ rankdir: g.nodes.length > 60 ? "LR" : "TB", nodesep: 18, ranksep: 40, edgesep: 8, marginx: 10, marginy: 10 });
+      dg.setDefaultEdgeLabel(() => ({}));
+    }
+    for (const n of g.nodes) {
+      const k = nodeKey(n);
+      const ls = lines.get(k);
+      if (fresh) dg.setNode(k, { width: Math.max(60, 12 + 6.2 * Math.max(...ls.map((s) => s.length))), height: 8 + 13 * ls.length });
+      Object.assign(dg.node(k), { n, lines: ls });
+    }
+    dg.loops = [];
+    g.edges.forEach((e, i) => {
+      if (!dg.hasNode(e.from) || !dg.hasNode(e.to)) return;
+      if (e.from === e.to) return dg.loops.push(e); // drawn by hand
+      if (fresh) dg.setEdge(e.from, e.to, {}, "e" + i);
+      Object.assign(dg.edge(e.from, e.to, "e" + i), { e, label: e.field });
+    });
+    if (fresh) {
+      const t0 = performance.now();
+      dagre.layout(dg);
+      document.body.dataset.layoutMs = Math.round(performance.now() - t0);
+      layouts.set(sig, dg);
+      if (layouts.size > 8) layouts.delete(layouts.keys().next().value);
+    }
+    return dg;
   }
 
   function renderGraphMarks() {
@@ -610,12 +646,14 @@
     renderGraphMarks();
     if (state.node === null) {
       $("node-title").textContent = "click a node";
+      $("node-fields").hidden = true;
       return;
     }
     const id = state.node;
     const h = await guarded("node", () => api("node", { id }));
     if (!h || state.node !== id) return;
     state.history = h;
+    loadFields();
     $("node-title").textContent = "#" + h.id + (h.type ? " " + h.type : "") + (h.site ? " allocated at " + stmtText(h.site) : "");
     for (const ev of h.events) {
       const li = document.createElement("li");
@@ -638,6 +676,53 @@
       li.textContent = "… more events (ask the server with after=" + h.events[h.events.length - 1].index + ")";
       list.appendChild(li);
     }
+  }
+
+  // The node's fields at the moment, as explore/state knows them (a
+  // served page only: a report holds no memory).
+  async function loadFields() {
+    const tb = $("node-fields");
+    if (embedded || state.node === null) {
+      tb.hidden = true;
+      return;
+    }
+    const id = state.node;
+    const ts = state.ts;
+    let v;
+    try {
+      v = await api("state", { ts, node: id });
+    } catch (e) {
+      tb.hidden = true; // freed before, not yet built, ...: the history says enough
+      return;
+    }
+    if (state.node !== id || state.ts !== ts) return;
+    const n = v.nodes && v.nodes[0];
+    tb.innerHTML = "";
+    if (!n || !n.fields || !n.fields.length) {
+      tb.hidden = true;
+      return;
+    }
+    const cap = document.createElement("caption");
+    cap.textContent = "at ts " + ts + ": " + n.status + (n.type ? " " + n.type : "") + " at " + n.addr;
+    tb.appendChild(cap);
+    for (const f of n.fields.slice(0, 64)) {
+      const tr = document.createElement("tr");
+      const name = document.createElement("td");
+      name.textContent = f.name;
+      const val = document.createElement("td");
+      val.className = "v";
+      const known = f.bytes && f.bytes.every((b) => b !== null);
+      val.textContent = f.value || (known ? f.bytes.map((b) => b.toString(16).padStart(2, "0")).join(" ") : "unknown");
+      if (!f.value && !known) val.classList.add("unknown");
+      if (f.points_to) {
+        tr.className = "ptr";
+        val.textContent += " → #" + f.points_to;
+        val.onclick = () => goTo({ node: f.points_to });
+      }
+      tr.append(name, val);
+      tb.appendChild(tr);
+    }
+    tb.hidden = false;
   }
 
   // ---- findings ----
@@ -668,13 +753,25 @@
       };
       ul.appendChild(li);
     };
+    // The crash and the faults first: violations can be many.
+    const SHOW = 200;
+    const more = (n, what) => {
+      if (n <= SHOW) return;
+      const li = document.createElement("li");
+      li.className = "more";
+      li.textContent = "… " + (n - SHOW) + " more " + what + " (the timeline marks them)";
+      ul.appendChild(li);
+    };
     if (f.crash) add("crash", "crash", f.crash.signal + (f.crash.addr ? " at " + f.crash.addr : ""), f.crash.where, f.crash.at.ts, 0);
-    (f.violations || []).forEach((v, i) => add("violation", "violation", v.text, null, v.at.ts, i));
-    (f.faults || []).forEach((x, i) => {
+    (f.faults || []).slice(0, SHOW).forEach((x, i) => {
       const first = x.changes && x.changes.length ? x.changes[0].ts : undefined;
       add("fault", "fault " + x.rank, x.why, x.stmt, first, i);
     });
-    (f.bugs || []).forEach((b, i) => add("bug", b.rule, b.message, b.where, b.at.ts, i));
+    more((f.faults || []).length, "faults");
+    (f.bugs || []).slice(0, SHOW).forEach((b, i) => add("bug", b.rule, b.message, b.where, b.at.ts, i));
+    more((f.bugs || []).length, "bugs");
+    (f.violations || []).slice(0, SHOW).forEach((v, i) => add("violation", "violation", v.text, v.where, v.at.ts, i));
+    more((f.violations || []).length, "violations");
     if (f.slice) {
       const s0 = f.slice.lines[0];
       add("slice", "slice", f.slice.criterion + ": " + f.slice.lines.length + " lines", s0, undefined, 0);
@@ -738,12 +835,27 @@
       c.textContent = ln.count ? ln.count : "";
       const m = document.createElement("td");
       m.className = "m";
+      // one tag per kind (a line can carry hundreds of violations); a
+      // click goes to the first of them that has a moment, or the next
+      // one after the current moment.
+      const kinds = new Map();
       for (const mk of ln.marks || []) {
+        if (!kinds.has(mk.kind)) kinds.set(mk.kind, []);
+        kinds.get(mk.kind).push(mk);
+      }
+      for (const [kind, list] of kinds) {
         const t = document.createElement("span");
-        t.className = "tag " + mk.kind;
-        t.textContent = mk.kind;
-        t.title = mk.label + (mk.at ? " (ts " + mk.at.ts + ")" : "");
-        if (mk.at) t.onclick = () => goTo({ ts: mk.at.ts, line: ln.n });
+        t.className = "tag " + kind;
+        t.textContent = kind + (list.length > 1 ? " ×" + list.length : "");
+        t.title = list.slice(0, 5).map((mk) => mk.label + (mk.at ? " (ts " + mk.at.ts + ")" : "")).join("\n") +
+          (list.length > 5 ? "\n… " + (list.length - 5) + " more" : "");
+        const timed = list.filter((mk) => mk.at);
+        if (timed.length) {
+          t.onclick = () => {
+            const next = timed.find((mk) => mk.at.ts > state.ts) || timed[0];
+            goTo({ ts: next.at.ts, line: ln.n });
+          };
+        }
         m.appendChild(t);
       }
       const t = document.createElement("td");
@@ -755,7 +867,12 @@
     tb.appendChild(frag);
     document.body.dataset.line = state.line;
     document.body.dataset.file = state.file;
-    if (selected) selected.scrollIntoView({ block: "center" });
+    if (selected) {
+      // centre the line vertically; never scroll sideways (long lines)
+      const box = $("source-box");
+      box.scrollTop = Math.max(0, selected.offsetTop - box.clientHeight / 2);
+      box.scrollLeft = 0;
+    }
   }
 
   // ---- start ----
