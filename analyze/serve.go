@@ -16,6 +16,7 @@ import (
 	"github.com/mgtrace/mgtrace/explore"
 	"github.com/mgtrace/mgtrace/explore/web"
 	"github.com/mgtrace/mgtrace/internal/term"
+	"github.com/mgtrace/mgtrace/mgbuild"
 )
 
 const serveHelp = `
@@ -73,13 +74,21 @@ func runServe(e *env, f *serveFlags, args []string) error {
 	if err != nil {
 		return usagef("--listen: %v", err)
 	}
+	if f.mode != "auto" {
+		if _, err := mgbuild.ParseMode(f.mode); err != nil {
+			return usagef("--mode: %v (or auto)", err)
+		}
+	}
+	if _, err := mgbuild.ParseScope(f.scope); err != nil {
+		return usagef("--scope: %v", err)
+	}
+	if err := explore.CheckStages(f.stages); err != nil {
+		return usagef("--stages: %v", err)
+	}
 	if f.spec != "" {
 		if _, err := os.Stat(f.spec); err != nil {
 			return fmt.Errorf("spec: %w", err)
 		}
-	}
-	if f.stages == "none" {
-		f.stages = "none"
 	}
 	opt := explore.Options{Spec: f.spec, Mode: f.mode, Scope: f.scope, Stages: f.stages, SourceDirs: f.sourceDirs,
 		ForceBugs: f.forceBugs, BugsLimit: f.bugsLimit}
@@ -89,6 +98,9 @@ func runServe(e *env, f *serveFlags, args []string) error {
 		prog = &stageProgress{e: e}
 		opt.Progress = prog.update
 	}
+	// Signals are caught from here on: Ctrl-C stops the server cleanly.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
 	s, err := explore.Open(args[0], opt)
 	if err != nil {
 		return err
@@ -99,8 +111,6 @@ func runServe(e *env, f *serveFlags, args []string) error {
 	}
 	srv := &http.Server{Handler: explore.NewHandler(s, web.Assets()), ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(e.stderr, "analyze: serving %s at http://%s/ (Ctrl-C to stop)\n", oneLine(args[0]), ln.Addr())
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	go func() {
@@ -136,7 +146,7 @@ func listenAddr(s string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("%q: want host:port or a port", s)
 	}
-	if _, err := net.LookupPort("tcp", port); err != nil {
+	if _, err := net.LookupPort("tcp", port); err != nil || port == "" {
 		return "", fmt.Errorf("%q: bad port %q", s, port)
 	}
 	if host == "" {

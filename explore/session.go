@@ -164,7 +164,7 @@ func Open(path string, opt Options) (*Session, error) {
 		}
 		s.scope = sc
 	}
-	if err := checkStages(opt.Stages); err != nil {
+	if err := CheckStages(opt.Stages); err != nil {
 		return nil, err
 	}
 	r, err := schema.Open(path)
@@ -184,7 +184,7 @@ func Open(path string, opt Options) (*Session, error) {
 	s.tables = r.Tables()
 	s.tables.Locate(0) // builds the function index now, before readers share the tables
 	s.code = newCodeIndex(s.tables)
-	s.tl = newTimelineAcc()
+	s.tl = newTimelineAcc(s.tables)
 	s.blocks.init()
 	// The first builder exists before Open returns: views never see none.
 	r2, err := schema.Open(path)
@@ -196,8 +196,8 @@ func Open(path string, opt Options) (*Session, error) {
 	return s, nil
 }
 
-// checkStages checks an Options.Stages list.
-func checkStages(list string) error {
+// CheckStages checks an Options.Stages list.
+func CheckStages(list string) error {
 	if list == "" || list == "none" {
 		return nil
 	}

@@ -29,6 +29,8 @@ type timelineAcc struct {
 	cur       uint32
 	curAcc    *threadAcc // the thread of the last event
 	truncated bool
+	tables    *schema.Tables
+	lined     map[uint64]bool // call targets: the tables give them a source line
 }
 
 // threadSwitch says that events from seq on are thread's.
@@ -43,13 +45,38 @@ type threadAcc struct {
 	first, last uint64
 	depth       int
 	pc          uint64   // the last block's pc
+	stack       []uint64 // the call targets of the calls running, outermost first (at most maxStack)
 	events      []uint32 // per base bucket
 	maxDepth    []uint16
-	startPC     []uint64
+	startPC     []uint64 // the function running at the bucket's start (see running)
 }
 
-func newTimelineAcc() *timelineAcc {
-	return &timelineAcc{width: 1, threads: make(map[uint32]*threadAcc)}
+// maxStack bounds the call targets kept per thread.
+const maxStack = 1 << 12
+
+func newTimelineAcc(t *schema.Tables) *timelineAcc {
+	return &timelineAcc{width: 1, threads: make(map[uint32]*threadAcc), tables: t, lined: make(map[uint64]bool)}
+}
+
+// running returns the function a thread is running, as the entry of the
+// innermost call of the program's own code (a function the tables give a
+// source line), else the last block's pc.
+func (t *timelineAcc) running(th *threadAcc) uint64 {
+	for i := len(th.stack) - 1; i >= 0; i-- {
+		pc := th.stack[i]
+		ok, seen := t.lined[pc]
+		if !seen {
+			if t.tables != nil {
+				loc := t.tables.Locate(pc)
+				ok = loc.File != "" && loc.Function != ""
+			}
+			t.lined[pc] = ok
+		}
+		if ok {
+			return pc
+		}
+	}
+	return th.pc
 }
 
 // add takes one event in.
@@ -77,19 +104,25 @@ func (t *timelineAcc) add(ev *schema.Event, ts mgbuild.TS) {
 	for len(th.events) <= k {
 		th.events = append(th.events, 0)
 		th.maxDepth = append(th.maxDepth, uint16(min(th.depth, 65535)))
-		th.startPC = append(th.startPC, th.pc)
+		th.startPC = append(th.startPC, t.running(th))
 	}
 	th.events[k]++
 	switch ev.Kind {
 	case schema.KindBlock:
 		th.pc = ev.PC
 	case schema.KindCall:
+		if len(th.stack) < maxStack {
+			th.stack = append(th.stack, ev.Addr)
+		}
 		th.depth++
 		if d := uint16(min(th.depth, 65535)); d > th.maxDepth[k] {
 			th.maxDepth[k] = d
 		}
 	case schema.KindReturn:
 		if th.depth > 0 {
+			if th.depth <= len(th.stack) {
+				th.stack = th.stack[:th.depth-1]
+			}
 			th.depth--
 		}
 	case schema.KindSignal:
