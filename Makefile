@@ -37,7 +37,7 @@ INCLUDEDIR = $(DESTDIR)$(PREFIX)/include
 PROTOC_GO_OUT = protoc --plugin=protoc-gen-go=bin/protoc-gen-go \
 	--go_opt=module=$(MODULE) -I schema schema/trace.proto
 
-.PHONY: install uninstall traces pgo all help deps build test fmt-check vet race check-generate generate bench bench-record bench-mg bench-locate bench-locate-real bench-slice bench-bugs bench-lin bench-region bench-sched bench-reduce demo fuzz clean bench-xslice bench-inputs bench-serve web-vendor
+.PHONY: install uninstall dist traces pgo all help deps build test fmt-check vet race check-generate generate bench bench-record bench-mg bench-locate bench-locate-real bench-slice bench-bugs bench-lin bench-region bench-sched bench-reduce demo fuzz clean bench-xslice bench-inputs bench-serve web-vendor
 
 all: build
 
@@ -46,6 +46,7 @@ help:
 	@echo 'make build           build bin/analyze, bin/record and the probe bin/mgtrace-amd64-linux'
 	@echo 'make install         build, then install record, analyze and mgtrace-ci into PREFIX/bin, the probe into PREFIX/libexec/mgtrace, mgtrace.h into PREFIX/include (PREFIX=$(PREFIX); DESTDIR for packaging)'
 	@echo 'make uninstall       remove what make install put under PREFIX'
+	@echo 'make dist            a release: out/mgtrace-VERSION-linux-amd64.tar.gz, the files of make install under mgtrace-VERSION/'
 	@echo 'make test            gofmt check, go vet, check-generate (when protoc is installed), go test -race'
 	@echo 'make demo            record a small C program and look at its trace with bin/analyze'
 	@echo 'make generate        rebuild schema/tracepb/trace.pb.go from schema/trace.proto (needs protoc)'
@@ -96,6 +97,14 @@ install: build
 	install -m 0755 $(INSTALL_FROM)/record $(INSTALL_FROM)/analyze tools/mgtrace-ci $(BINDIR)/
 	install -m 0755 $(INSTALL_FROM)/mgtrace-amd64-linux $(PROBEDIR)/
 	install -m 0644 include/mgtrace.h $(INCLUDEDIR)/
+
+# A release: the files of make install under mgtrace-VERSION/, as
+# out/mgtrace-VERSION-linux-amd64.tar.gz (docs/install.md).
+dist: build
+	rm -rf out/dist && mkdir -p out/dist
+	$(MAKE) --no-print-directory -o build install DESTDIR= PREFIX=$(CURDIR)/out/dist/mgtrace-$(VERSION)
+	tar -C out/dist -czf out/mgtrace-$(VERSION)-linux-amd64.tar.gz mgtrace-$(VERSION)
+	@echo 'release: out/mgtrace-$(VERSION)-linux-amd64.tar.gz'
 
 uninstall:
 	rm -f $(BINDIR)/record $(BINDIR)/analyze $(BINDIR)/mgtrace-ci $(PROBEDIR)/mgtrace-amd64-linux $(INCLUDEDIR)/mgtrace.h
