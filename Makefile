@@ -20,16 +20,33 @@ BENCH_RUNS ?= 3
 # How long the slicing benchmark lets one baseline traversal run.
 SLICE_TIMEOUT ?= 120s
 
+# What 'record --version' and 'analyze --version' print: git describe and
+# the commit, when this is a git checkout ("devel" and no commit when not).
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
+COMMIT  ?= $(shell git rev-parse HEAD 2>/dev/null)
+LDFLAGS := -X $(MODULE)/internal/version.Version=$(VERSION) -X $(MODULE)/internal/version.Commit=$(COMMIT)
+
+# Where `make install` puts things (DESTDIR is prepended, for packaging),
+# and the folder it takes the built commands and the probe from.
+PREFIX ?= /usr/local
+INSTALL_FROM ?= bin
+BINDIR     = $(DESTDIR)$(PREFIX)/bin
+PROBEDIR   = $(DESTDIR)$(PREFIX)/libexec/mgtrace
+INCLUDEDIR = $(DESTDIR)$(PREFIX)/include
+
 PROTOC_GO_OUT = protoc --plugin=protoc-gen-go=bin/protoc-gen-go \
 	--go_opt=module=$(MODULE) -I schema schema/trace.proto
 
-.PHONY: traces pgo all help deps build test fmt-check vet race check-generate generate bench bench-record bench-mg bench-locate bench-locate-real bench-slice bench-bugs bench-lin bench-region bench-sched bench-reduce demo fuzz clean bench-xslice bench-inputs bench-serve web-vendor
+.PHONY: install uninstall dist traces pgo all help deps build test fmt-check vet race check-generate generate bench bench-record bench-mg bench-locate bench-locate-real bench-slice bench-bugs bench-lin bench-region bench-sched bench-reduce demo fuzz clean bench-xslice bench-inputs bench-serve web-vendor
 
 all: build
 
 help:
 	@echo 'make deps            install missing system packages with apt-get (gcc, g++, make, valgrind, protoc, nodejs, npm) and tools/arrowcheck (npm ci)'
 	@echo 'make build           build bin/analyze, bin/record and the probe bin/mgtrace-amd64-linux'
+	@echo 'make install         build, then install record, analyze and mgtrace-ci into PREFIX/bin, the probe into PREFIX/libexec/mgtrace, mgtrace.h into PREFIX/include (PREFIX=$(PREFIX); DESTDIR for packaging)'
+	@echo 'make uninstall       remove what make install put under PREFIX'
+	@echo 'make dist            a release: out/mgtrace-VERSION-linux-amd64.tar.gz, the files of make install under mgtrace-VERSION/'
 	@echo 'make test            gofmt check, go vet, check-generate (when protoc is installed), go test -race'
 	@echo 'make demo            record a small C program and look at its trace with bin/analyze'
 	@echo 'make generate        rebuild schema/tracepb/trace.pb.go from schema/trace.proto (needs protoc)'
@@ -38,10 +55,10 @@ help:
 	@echo 'make bench-record    time record against valgrind --tool=none and native runs, update bench/RESULTS.md (BENCH_RUNS=$(BENCH_RUNS), about 4 minutes)'
 	@echo 'make bench-mg        MG++ build speed, bytes per node+edge, snapshot time, node counts; update bench/RESULTS.md'
 	@echo 'make bench-serve     analyze serve on a 110 M-event trace: first view, graph at 50 moments, peak memory; update bench/RESULTS.md (about 1 minute)'
-	@echo 'make bench-locate    constraint checking and fault location on testdata/programs/ds, Tarantula, Table 3; update bench/RESULTS.md (about 10 minutes)'
-	@echo 'make bench-locate-real  fault location on real programs (GNU ls, libiberty'"'"'s splay tree, Bison) rebuilt from Debian'"'"'s source packages by testdata/real/get.sh (downloads, root for apt-get), beside Singh'"'"'s tables 4.3 and 4.4; update bench/RESULTS.md (about 10 minutes the first time)'
+	@echo 'make bench-locate    constraint checking and fault location on testdata/programs/ds, Tarantula, and Table 3 of the fault-location paper (Singh, Gupta and Neamtiu, "Automatic Fault Location for Data Structures", CC 2016); update bench/RESULTS.md (about 10 minutes)'
+	@echo 'make bench-locate-real  fault location on real programs (GNU ls, libiberty'"'"'s splay tree, Bison) rebuilt from Debian'"'"'s source packages by testdata/real/get.sh (downloads, root for apt-get), beside tables 4.3 and 4.4 of Vineet Singh'"'"'s dissertation ("User Assisted Data Structure Debugging and Verification", UC Riverside, 2016); update bench/RESULTS.md (about 10 minutes the first time)'
 	@echo 'make bench-slice     backward slicing of ~1 M and ~10 M-instruction runs: slice.Load, improved vs baseline traversal, analyze slice end to end; update bench/RESULTS.md (about 30 minutes)'
-	@echo 'make bench-bugs      analyze bugs against valgrind memcheck: detection per class on testdata/programs/bugs, Wang table 3.4 (chains vs slices), speed on the record benchmark programs; update bench/RESULTS.md (about 7 minutes)'
+	@echo 'make bench-bugs      analyze bugs against valgrind memcheck: detection per class on testdata/programs/bugs, table 3.4 of Yan Wang'"'"'s dissertation ("Dynamic Analysis Techniques for Effective and Efficient Debugging", UC Riverside, 2014: chains vs slices), speed on the record benchmark programs; update bench/RESULTS.md (about 7 minutes)'
 	@echo 'make bench-xslice    execution slices of the slicing benchmark'"'"'s runs from its criterion #1: instructions and events kept, size, the same slice; update bench/RESULTS.md (about 3 minutes)'
 	@echo 'make bench-region    record --from/--to on 5% of slicework against the whole run and valgrind --tool=none; update bench/RESULTS.md (about 3 minutes)'
 	@echo 'make bench-lin       lin.Check against porcupine in one process: porcupine'"'"'s own test histories, then generated ones where its search blows up; update bench/RESULTS.md (about 14 minutes, up to 16 GiB of memory)'
@@ -62,14 +79,36 @@ deps:
 
 # -buildvcs=false: a fresh clone owned by another user must still build.
 build:
-	$(GO) build -buildvcs=false -o bin/analyze ./analyze
-	$(GO) build -buildvcs=false -o bin/record ./record
+	$(GO) build -buildvcs=false -ldflags '$(LDFLAGS)' -o bin/analyze ./analyze
+	$(GO) build -buildvcs=false -ldflags '$(LDFLAGS)' -o bin/record ./record
 	$(MAKE) --no-print-directory -C record/vgtool OUT=$(CURDIR)/bin
 
 # bin/tracegen, bin/tracebench and bin/recordbench: the synthetic trace
 # writer and the benchmarks.
 bin/tracegen bin/tracebench bin/recordbench bin/mgbench bin/locatebench bin/locaterealbench bin/slicebench bin/bugsbench bin/linbench bin/regionbench bin/schedbench bin/reducebench bin/xslicebench bin/inputsbench bin/servebench: bin/%: FORCE
 	$(GO) build -buildvcs=false -o $@ ./bench/$*
+
+# The commands (and tools/mgtrace-ci, the CI script of docs/ci.md) in
+# PREFIX/bin, the probe in PREFIX/libexec/mgtrace (where
+# record looks for it: ../libexec/mgtrace from its own folder), the
+# client header for C-points in PREFIX/include. See docs/install.md.
+install: build
+	install -d $(BINDIR) $(PROBEDIR) $(INCLUDEDIR)
+	install -m 0755 $(INSTALL_FROM)/record $(INSTALL_FROM)/analyze tools/mgtrace-ci $(BINDIR)/
+	install -m 0755 $(INSTALL_FROM)/mgtrace-amd64-linux $(PROBEDIR)/
+	install -m 0644 include/mgtrace.h $(INCLUDEDIR)/
+
+# A release: the files of make install under mgtrace-VERSION/, as
+# out/mgtrace-VERSION-linux-amd64.tar.gz (docs/install.md).
+dist: build
+	rm -rf out/dist && mkdir -p out/dist
+	$(MAKE) --no-print-directory -o build install DESTDIR= PREFIX=$(CURDIR)/out/dist/mgtrace-$(VERSION)
+	tar -C out/dist -czf out/mgtrace-$(VERSION)-linux-amd64.tar.gz mgtrace-$(VERSION)
+	@echo 'release: out/mgtrace-$(VERSION)-linux-amd64.tar.gz'
+
+uninstall:
+	rm -f $(BINDIR)/record $(BINDIR)/analyze $(BINDIR)/mgtrace-ci $(PROBEDIR)/mgtrace-amd64-linux $(INCLUDEDIR)/mgtrace.h
+	-rmdir $(PROBEDIR) 2>/dev/null
 
 test: deps fmt-check vet
 	@if command -v protoc >/dev/null 2>&1; then \
@@ -250,7 +289,7 @@ demo: deps build
 	bin/record -q -o out/overflow.trace -- out/overflow > /dev/null
 	bin/analyze mg --overflow out/overflow.trace | tail -3 || true
 	@echo '== which statement corrupted the quad tree? testdata/programs/ds/qdtree.c built with FAULT=1'
-	@echo '   (the fault-location paper, Figure 1: split() stores NULL into a child pointer), recorded, then analyze locate'
+	@echo '   (Figure 1 of Singh, Gupta and Neamtiu, "Automatic Fault Location for Data Structures", CC 2016: split() stores NULL into a child pointer), recorded, then analyze locate'
 	@echo '   with testdata/programs/ds/qdtree.spec (exit status 1: faults found):'
 	gcc -g -O1 -fno-omit-frame-pointer -Iinclude -DFAULT=1 -o out/qdtree testdata/programs/ds/qdtree.c
 	bin/record -q -o out/qdtree.trace -- out/qdtree > /dev/null 2>&1 || true # the faulty program gives up (exit 3) once the tree is broken
@@ -270,7 +309,7 @@ demo: deps build
 	bin/record -q -o out/df_shallow_copy.trace -- out/df_shallow_copy > /dev/null 2>&1 || true # glibc aborts on the double free
 	bin/analyze bugs --only double_free out/df_shallow_copy.trace; test $$? -eq 1
 	@echo '== which race made the snapshot wrong? testdata/programs/lin/snapshot.c built with -DFAULTY'
-	@echo '   (the pair snapshot of Chen, Zhang, Wu and Zhang, whose read re-checks one cell), run in the'
+	@echo '   (the pair snapshot of Yang Chen, Zhenya Zhang, Peng Wu and Yu Zhang, "Automatic Localization of Linearizability Faults", whose read re-checks one cell), run in the'
 	@echo '   interleaving of their figure 4; analyze lin with snapshot.lin (exit status 1: not linearizable):'
 	gcc -g -O1 -fno-omit-frame-pointer -pthread -Iinclude -DFAULTY -o out/snapshot testdata/programs/lin/snapshot.c
 	bin/record -q -o out/snapshot.trace -- out/snapshot bad > /dev/null

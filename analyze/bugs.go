@@ -11,6 +11,7 @@ import (
 
 	"github.com/mgtrace/mgtrace/bugs"
 	"github.com/mgtrace/mgtrace/bugs/rules"
+	"github.com/mgtrace/mgtrace/internal/sarif"
 	"github.com/mgtrace/mgtrace/schema"
 )
 
@@ -48,6 +49,7 @@ Exit status: 1 when a bug was found, 0 when none, 2 for a bad rule file
 
 type bugsFlags struct {
 	format, output  string
+	sarifRoot       string
 	ruleFiles       []string
 	only            []string
 	transaction     string
@@ -63,6 +65,7 @@ func bugsSetup(fs *pflag.FlagSet) func(*env, []string) error {
 	f := &bugsFlags{}
 	fs.StringVar(&f.format, "format", "text", "`FORMAT` of the report: text, json or sarif")
 	fs.StringVarP(&f.output, "output", "o", "", "write the report to `FILE` instead of stdout")
+	sarifRootFlag(fs, &f.sarifRoot)
 	fs.StringArrayVar(&f.ruleFiles, "rules", nil, "check the rules of `FILE` instead of the built-in ones (repeatable: the files' rules and defines are joined)")
 	fs.StringSliceVar(&f.only, "only", nil, "check only the rules with these `NAMES` (comma-separated)")
 	fs.StringVar(&f.transaction, "transaction", "", "`FUNC` whose calls are transactions for the leak_in_transaction rule ($transaction in a rule file)")
@@ -160,7 +163,10 @@ func runBugs(e *env, f *bugsFlags, args []string) error {
 	case "json":
 		err = writeJSONValue(out, rep)
 	case "sarif":
-		err = writeJSONValue(out, bugs.SARIF(rep))
+		var loc *sarif.Locator
+		if loc, err = sarifLocator(f.sarifRoot); err == nil {
+			err = writeJSONValue(out, bugs.SARIF(rep, loc))
+		}
 	default:
 		err = bugs.WriteText(out, rep)
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/mgtrace/mgtrace/bugs"
+	"github.com/mgtrace/mgtrace/internal/sarif"
 )
 
 // The committed traces of bug corpus programs (testdata/traces/regen.sh).
@@ -109,6 +110,9 @@ func TestBugsSARIF(t *testing.T) {
 				CodeFlows []json.RawMessage `json:"codeFlows"`
 			} `json:"results"`
 		} `json:"runs"`
+	}
+	if err := sarif.Validate([]byte(out)); err != nil {
+		t.Fatalf("not a valid SARIF log: %v", err)
 	}
 	if err := json.Unmarshal([]byte(out), &log); err != nil {
 		t.Fatal(err)

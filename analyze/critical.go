@@ -23,8 +23,9 @@ import (
 const criticalHelp = `
 Finds the critical predicates of a failing run: the branch instances whose
 inversion makes the failure disappear (the critical bug manifestation
-condition of the DrDebug/Qzdb dissertation: Yan Wang, "Dynamic analysis for
-debugging concurrent and sequential programs", chapter 2).
+condition of Yan Wang's dissertation, "Dynamic Analysis Techniques for
+Effective and Efficient Debugging", UC Riverside, 2014, chapter 2, the
+Qzdb debugger).
 
 The failure of the recorded run is, by the flags:
   (none)                the crash: the program was killed by a signal; the

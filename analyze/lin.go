@@ -21,10 +21,13 @@ import (
 
 const linHelp = `
 Decides whether the operations a concurrent object's clients saw could
-have come from one sequential order of them: linearizability (Herlihy
-and Wing), checked with the search of Wing and Gong and the memoisation
-of Lowe ("Testing for linearizability"), per key where the model allows
-(Horn and Kroening's P-compositionality).
+have come from one sequential order of them: linearizability (Maurice
+Herlihy and Jeannette Wing, "Linearizability: A Correctness Condition for
+Concurrent Objects", 1990), checked with the search of Jeannette Wing and
+Chun Gong ("Testing and Verifying Concurrent Objects", 1993) and the
+memoisation of Gavin Lowe ("Testing for Linearizability", 2017), per key
+where the model allows (Alex Horn and Daniel Kroening, "Faster
+Linearizability Checking via P-Compositionality", 2015).
 
 From a trace: the operations file x.lin names the model and, for each
 operation, the C function that implements it and where its input and

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/mgtrace/mgtrace/internal/sarif"
 	"github.com/mgtrace/mgtrace/internal/srclines"
 	"github.com/mgtrace/mgtrace/locate"
 	"github.com/mgtrace/mgtrace/locate/spec"
@@ -28,13 +29,18 @@ The nodes are the blocks the program allocated (malloc, calloc, realloc,
 new and their relatives), bound to the spec's types by the spec's ALLOC
 statements or by sizeof(struct T) from the program's debug info.
 
+--format json writes the schema of docs/cli.md; --format sarif writes
+SARIF 2.1.0 for code-scanning services: one result per violated
+constraint, at its line in the spec.
+
 Exit status: 0 when no C-point has a violation, 1 when some has, 2 for a
 bad spec (every error as FILE:LINE:COL: message), a bad trace or a bad
 flag.`
 
 const locateHelp = `
-Finds the statements that corrupted a data structure (the fault-location paper's fault
-location): the constraints of the spec are checked at every C-point; from
+Finds the statements that corrupted a data structure (the fault location
+of Vineet Singh, Rajiv Gupta and Iulian Neamtiu, "Automatic Fault Location
+for Data Structures", CC 2016): the constraints of the spec are checked at every C-point; from
 the first C-point with violations the memory graph is rolled back one
 change at a time, and every change that altered a pending inconsistency's
 arguments (the field values, degrees, edges, paths and attributes its
@@ -47,13 +53,16 @@ pending inconsistency depends on cost no check (modification prediction).
 The report lists the faulty statements (file:line, function, the source
 line when the source file is readable), each with its changes (timestamp,
 kind, the node) and the inconsistencies each one introduced or changed,
-and the C-point. --format json writes the schema of docs/cli.md.
+and the C-point. --format json writes the schema of docs/cli.md;
+--format sarif writes SARIF 2.1.0 for code-scanning services: one result
+per faulty statement (error) and per other store into a violating node
+(warning), at the statement.
 
 Exit status: 1 when faulty statements were found, 0 when no C-point has a
 violation, 2 for a bad spec, trace or flag.`
 
 type specFlags struct {
-	format, output, source string
+	format, output, source, sarifRoot string
 }
 
 func checkSetup(fs *pflag.FlagSet) func(*env, []string) error { return specSetup(fs, false) }
@@ -64,8 +73,9 @@ func locateSetup(fs *pflag.FlagSet) func(*env, []string) error { return specSetu
 // locate.
 func specSetup(fs *pflag.FlagSet, locate bool) func(*env, []string) error {
 	f := &specFlags{}
-	fs.StringVar(&f.format, "format", "text", "`FORMAT` of the report: text or json")
+	fs.StringVar(&f.format, "format", "text", "`FORMAT` of the report: text, json or sarif (SARIF 2.1.0, for code-scanning services)")
 	fs.StringVarP(&f.output, "output", "o", "", "write the report to `FILE` instead of stdout")
+	sarifRootFlag(fs, &f.sarifRoot)
 	if locate {
 		fs.StringVar(&f.source, "source", ".", "`DIR` to look for source files in when the paths the trace recorded are not readable (matched by path suffix)")
 	}
@@ -165,8 +175,15 @@ func loadSession(e *env, args []string) (string, *locate.Session, *locate.Run, *
 }
 
 func runCheck(e *env, f *specFlags, args []string, loc bool) error {
-	if err := formatFlag(f.format, "text", "json"); err != nil {
+	if err := formatFlag(f.format, "text", "json", "sarif"); err != nil {
 		return err
+	}
+	var sloc *sarif.Locator
+	if f.format == "sarif" {
+		var err error
+		if sloc, err = sarifLocator(f.sarifRoot); err != nil {
+			return err
+		}
 	}
 	tracePath, ses, run, s, err := loadSession(e, args)
 	if err != nil {
@@ -180,10 +197,15 @@ func runCheck(e *env, f *specFlags, args []string, loc bool) error {
 	if loc {
 		res, lerr := ses.Locate()
 		switch {
+		case f.format == "sarif" && errors.Is(lerr, locate.ErrNoViolation):
+			err = writeJSONValue(out, locateSARIF(sloc, s, run, nil))
 		case errors.Is(lerr, locate.ErrNoViolation):
 			err = writeNoViolation(out, f.format, tracePath, s, run)
 		case lerr != nil:
 			err = lerr
+		case f.format == "sarif":
+			found = len(res.Faults) > 0
+			err = writeJSONValue(out, locateSARIF(sloc, s, run, res))
 		default:
 			found = len(res.Faults) > 0
 			err = writeLocate(out, f.format, tracePath, s, run, res, f.source)
@@ -195,7 +217,11 @@ func runCheck(e *env, f *specFlags, args []string, loc bool) error {
 			found = found || len(r.Violations) > 0
 			return true
 		})
-		err = writeCheck(out, f.format, tracePath, s, run, results)
+		if f.format == "sarif" {
+			err = writeJSONValue(out, checkSARIF(sloc, s, run, results))
+		} else {
+			err = writeCheck(out, f.format, tracePath, s, run, results)
+		}
 	}
 	for _, w := range ses.Warnings() {
 		fmt.Fprintf(e.stderr, "analyze: warning: %s\n", oneLine(w))

@@ -23,6 +23,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/mgtrace/mgtrace/internal/version"
 	"github.com/mgtrace/mgtrace/schema"
 )
 
@@ -137,6 +138,13 @@ func run(args []string, stdout, stderr io.Writer) (status int) {
 	case "-h", "--help", "-help":
 		writeMainHelp(stdout, cmds)
 		return exitOK
+	case "--version", "version":
+		if len(args) > 1 {
+			fmt.Fprintf(stderr, "analyze: %s takes no arguments\n", name)
+			return exitError
+		}
+		io.WriteString(stdout, versionInfo().String())
+		return exitOK
 	case "help":
 		if len(args) == 1 {
 			writeMainHelp(stdout, cmds)
@@ -250,7 +258,7 @@ func writeMainHelp(w io.Writer, cmds []*command) {
 	var b strings.Builder
 	b.WriteString("analyze answers questions about one recorded run: it reads a trace written by\n")
 	b.WriteString("record (run.trace) and prints what it finds, as text or JSON.\n\n")
-	b.WriteString("Usage:\n  analyze SUBCOMMAND [flags] run.trace\n  analyze help SUBCOMMAND\n\nSubcommands:\n")
+	b.WriteString("Usage:\n  analyze SUBCOMMAND [flags] run.trace\n  analyze help SUBCOMMAND\n  analyze --version (or analyze version)\n\nSubcommands:\n")
 	width := 0
 	for _, c := range cmds {
 		width = max(width, len(c.name))
@@ -353,4 +361,10 @@ func formatFlag(format string, allowed ...string) error {
 		}
 	}
 	return usagef("unknown --format %q (want %s)", format, strings.Join(allowed, " or "))
+}
+
+// versionInfo is what 'analyze --version' prints: the release, the
+// commit, and the trace format version this build reads.
+func versionInfo() version.Info {
+	return version.Get("analyze", fmt.Sprintf("reads version %d", schema.FormatVersion))
 }

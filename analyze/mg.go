@@ -13,7 +13,9 @@ import (
 )
 
 const mgHelp = `
-Builds the MG++ memory graph of the run (docs/mgbuild.md): one graph that
+Builds the MG++ memory graph of the run (Vineet Singh, Rajiv Gupta and
+Iulian Neamtiu, "MG++: Memory Graphs for Analyzing Dynamic Data
+Structures", SANER 2015; docs/mgbuild.md): one graph that
 holds the heap's shape at every moment, every node and edge labelled with
 the timestamp and the source statement that made it, then rolls it back to
 the moment asked for (--at) and prints it.

@@ -18,10 +18,12 @@ Writes one self-contained HTML file of the run (docs/explore.md#reports):
 the explorer of 'analyze serve' with its script, styles and graph-layout
 library inlined, and its views precomputed for the moments that matter:
 the first constraint violation (with --spec), each bug finding, the crash;
-for each, the MG++ graph at it and one change before it, the histories of
-the nodes marked there, the timeline, the findings, and the source files
-that have marks. It opens in a browser from disk, with no server and no
-network: a CI job keeps it as an artifact of a failing run.
+for each, the MG++ memory graph (Singh, Gupta and Neamtiu, "MG++: Memory
+Graphs for Analyzing Dynamic Data Structures", SANER 2015) at it and one
+change before it, the histories of the nodes marked there, the timeline,
+the findings, and the source files that have marks. It opens in a browser
+from disk, with no server and no network: a CI job keeps it as an artifact
+of a failing run.
 
 Graphs with more than --graph-limit nodes are collapsed by type and
 allocation site, and the caps are lowered until the models fit in about
@@ -45,7 +47,7 @@ type reportFlags struct {
 func reportSetup(fs *pflag.FlagSet) func(*env, []string) error {
 	f := &reportFlags{}
 	fs.StringVarP(&f.out, "output", "o", "", "`FILE` to write the HTML report to (required)")
-	fs.StringVar(&f.spec, "spec", "", "constraint spec `FILE` (docs/spec.md): check and locate run on it and the report opens at the first violation")
+	fs.StringVar(&f.spec, "spec", "", "constraint spec `FILE` (docs/spec-language.md): check and locate run on it and the report opens at the first violation")
 	fs.StringArrayVar(&f.sourceDirs, "source-dir", nil, "where to read the program's source files: `DIR` or FROM=TO, as analyze serve takes it; repeatable")
 	fs.StringVar(&f.mode, "mode", "auto", "MG++ `MODE` as analyze mg takes it: aware, agnostic, or auto")
 	fs.StringVar(&f.scope, "scope", "app", "MG++ `SCOPE` as analyze mg takes it: app or all")

@@ -38,9 +38,9 @@ program: the source lines of the program's own code in source order with
 how many of their instances the slice holds, plus ("+N in malloc ...") the
 instances outside the program's code (the dynamic loader, the C library)
 that the line's calls led into; those with no program caller (the loader
-before main) are counted apart (the rule of the DrDebug/Qzdb dissertation,
-Yan Wang, "Dynamic analysis for debugging concurrent and sequential
-programs", chapter 2). --full writes every source line with its own
+before main) are counted apart (the rule of Yan Wang's dissertation,
+"Dynamic Analysis Techniques for Effective and Efficient Debugging", UC
+Riverside, 2014, chapter 2). --full writes every source line with its own
 instances and the code without line information by function instead; the
 Arrow and Parquet tables always hold the full slice. Arrow and Parquet are
 binary: give -o FILE when stdout is a terminal.
@@ -50,9 +50,8 @@ threads' instances are written. --region limits how far back the slice
 goes: the instances before FROM are not searched, so dependences on them
 are cut.
 
-An execution slice (--reduced-trace OUT.trace; Yan Wang's dissertation,
-"Dynamic Analysis Techniques for Effective and Efficient Debugging", UC
-Riverside, 2014, section 5.3) is a trace that keeps the slice's instances
+An execution slice (--reduced-trace OUT.trace; Wang's dissertation,
+section 5.3) is a trace that keeps the slice's instances
 (and, unless --reduced-skeleton=false, every call, return and system call)
 and replaces each excluded run of a thread with one record of what it left
 changed: the registers it wrote and the memory, with the values it left.
@@ -88,7 +87,7 @@ func sliceSetup(fs *pflag.FlagSet) func(*env, []string) error {
 	fs.StringVar(&f.criterion, "criterion", "", "slice from `C`: FILE:LINE[#K], seq:N or crash (required, but for an execution slice: its own criterion)")
 	fs.StringVar(&f.addr, "addr", "", "narrow the criterion to the memory at `ADDR[:SIZE]` (hex 0x... or decimal; SIZE in bytes, default 8)")
 	fs.StringVar(&f.reg, "reg", "", "narrow the criterion to register `REG` (rax..r15, eax, al, xmm0..xmm15, rflags) of the criterion's thread")
-	fs.StringVar(&f.algorithm, "algorithm", "improved", "`ALG`: improved (filtered, indexed; Singh's dissertation Algorithm 5) or baseline (the list scan of Algorithm 4, for comparison)")
+	fs.StringVar(&f.algorithm, "algorithm", "improved", "`ALG`: improved (filtered, indexed; Algorithm 5 of Vineet Singh's dissertation, \"User Assisted Data Structure Debugging and Verification\", UC Riverside, 2016) or baseline (the list scan of its Algorithm 4, for comparison)")
 	fs.UintSliceVar(&f.threads, "thread", nil, "write only the instances of thread `T` (repeat or comma-separate for several; the slice still follows every thread)")
 	fs.StringVar(&f.region, "region", "", "search only events `FROM..TO`: sequence numbers or MGTRACE_MARK names (NAME or NAME#K); either side may be empty")
 	fs.BoolVar(&f.dataOnly, "data-only", false, "follow data dependences only, not control dependences")

@@ -18,10 +18,11 @@ import (
 const stateHelp = `
 Shows memory and registers as the trace knows them at a moment of the run
 (docs/state.md): bytes by address range (--addr), heap nodes of the MG++
-memory graph by id (--node) with their fields named by the program's
-struct layouts, and the registers that events showed (--registers). With
-no --addr or --node it lists the heap nodes live at the moment (the first
-50) and the known registers.
+memory graph (Singh, Gupta and Neamtiu, "MG++: Memory Graphs for Analyzing
+Dynamic Data Structures", SANER 2015) by id (--node) with their fields
+named by the program's struct layouts, and the registers that events
+showed (--registers). With no --addr or --node it lists the heap nodes
+live at the moment (the first 50) and the known registers.
 
 A byte's value is that of the last write at or before the moment whose
 value the trace holds (a store, bytes a system call read in, a region

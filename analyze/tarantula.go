@@ -16,7 +16,11 @@ import (
 const tarantulaHelp = `
 Ranks the source statements of a program by how suspicious they are, from
 the traces of failing and passing runs of it (spectrum-based fault
-localization, the Tarantula and Ochiai baseline). A statement is a source
+localization, the baseline: Tarantula, after James A. Jones, Mary Jean
+Harrold and John Stasko, "Visualization of Test Information to Assist
+Fault Localization", ICSE 2002, and Ochiai, after Rui Abreu, Peter
+Zoeteweij and Arjan J. C. van Gemund, "On the Accuracy of Spectrum-based
+Fault Localization", 2007). A statement is a source
 line (file, line) with debug information; a run covers it when it executed
 one of its instructions. Code without line information (libc) drops out.
 

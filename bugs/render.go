@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"sort"
 	"strings"
+
+	"github.com/mgtrace/mgtrace/internal/sarif"
+	"github.com/mgtrace/mgtrace/internal/version"
 )
 
 // WriteText writes the report for people.
@@ -111,78 +113,6 @@ func plural(n int, noun string) string {
 	return fmt.Sprintf("%d %ss", n, noun)
 }
 
-// sarifLog and the types below are the parts of SARIF 2.1.0 the report
-// uses.
-type sarifLog struct {
-	Version string     `json:"version"`
-	Schema  string     `json:"$schema"`
-	Runs    []sarifRun `json:"runs"`
-}
-
-type sarifRun struct {
-	Tool    sarifTool     `json:"tool"`
-	Results []sarifResult `json:"results"`
-}
-
-type sarifTool struct {
-	Driver sarifDriver `json:"driver"`
-}
-
-type sarifDriver struct {
-	Name  string      `json:"name"`
-	Rules []sarifRule `json:"rules"`
-}
-
-type sarifRule struct {
-	ID               string       `json:"id"`
-	ShortDescription sarifMessage `json:"shortDescription"`
-}
-
-type sarifMessage struct {
-	Text string `json:"text"`
-}
-
-type sarifResult struct {
-	RuleID           string          `json:"ruleId"`
-	Level            string          `json:"level"`
-	Message          sarifMessage    `json:"message"`
-	Locations        []sarifLocation `json:"locations"`
-	RelatedLocations []sarifLocation `json:"relatedLocations,omitempty"`
-	CodeFlows        []sarifCodeFlow `json:"codeFlows,omitempty"`
-}
-
-type sarifLocation struct {
-	ID               *int           `json:"id,omitempty"`
-	PhysicalLocation *sarifPhysical `json:"physicalLocation,omitempty"`
-	Message          *sarifMessage  `json:"message,omitempty"`
-}
-
-type sarifPhysical struct {
-	ArtifactLocation sarifArtifact `json:"artifactLocation"`
-	Region           *sarifRegion  `json:"region,omitempty"`
-}
-
-type sarifArtifact struct {
-	URI string `json:"uri"`
-}
-
-type sarifRegion struct {
-	StartLine int `json:"startLine"`
-}
-
-type sarifCodeFlow struct {
-	Message     sarifMessage      `json:"message"`
-	ThreadFlows []sarifThreadFlow `json:"threadFlows"`
-}
-
-type sarifThreadFlow struct {
-	Locations []sarifFlowLocation `json:"locations"`
-}
-
-type sarifFlowLocation struct {
-	Location sarifLocation `json:"location"`
-}
-
 // ruleText describes the built-in rules for SARIF's rule list.
 var ruleText = map[string]string{
 	"unmatched_free":         "free of memory no allocator returned, or of a pointer into a block",
@@ -198,73 +128,54 @@ var ruleText = map[string]string{
 	"leak_in_transaction":    "a heap block allocated during a transaction and still allocated when it returns",
 }
 
-func sarifLoc(s Site, msg string) *sarifLocation {
-	if s.File == "" || s.Line == 0 {
-		if msg == "" {
-			return nil
-		}
-		return &sarifLocation{Message: &sarifMessage{Text: msg + " (" + siteText(s) + ")"}}
-	}
-	l := &sarifLocation{PhysicalLocation: &sarifPhysical{
-		ArtifactLocation: sarifArtifact{URI: strings.TrimPrefix(s.File, "/")},
-		Region:           &sarifRegion{StartLine: int(s.Line)},
-	}}
-	if msg != "" {
-		l.Message = &sarifMessage{Text: msg}
-	}
-	return l
-}
-
 // SARIF returns the report as a SARIF 2.1.0 log: one result per finding,
 // its chains as code flows, the block's allocation and free as related
-// locations.
-func SARIF(rep *Report) any {
-	run := sarifRun{Tool: sarifTool{Driver: sarifDriver{Name: "mgtrace analyze bugs"}}, Results: []sarifResult{}}
+// locations; source files named by loc (relative to the repository when
+// they lie in it).
+func SARIF(rep *Report, loc *sarif.Locator) *sarif.Log {
+	var rules []sarif.Rule
 	for _, r := range rep.Rules {
 		d := ruleText[r]
 		if d == "" {
 			d = "user rule " + r
 		}
-		run.Tool.Driver.Rules = append(run.Tool.Driver.Rules, sarifRule{ID: r, ShortDescription: sarifMessage{Text: d}})
+		rules = append(rules, sarif.Rule{ID: r, ShortDescription: sarif.Message{Text: d}})
 	}
-	sort.Slice(run.Tool.Driver.Rules, func(i, j int) bool { return run.Tool.Driver.Rules[i].ID < run.Tool.Driver.Rules[j].ID })
+	log := sarif.New("mgtrace analyze bugs", version.Version, rules, loc)
+	at := func(s Site, msg string) *sarif.Location { return loc.At(s.File, int(s.Line), msg, siteText(s)) }
 	for i := range rep.Findings {
 		f := &rep.Findings[i]
-		res := sarifResult{RuleID: f.Rule, Level: "error", Message: sarifMessage{Text: f.Message}, Locations: []sarifLocation{}}
-		if l := sarifLoc(f.Where, ""); l != nil {
+		res := sarif.Result{RuleID: f.Rule, Level: sarif.LevelError, Message: sarif.Message{Text: f.Message}}
+		if l := at(f.Where, ""); l != nil {
 			res.Locations = append(res.Locations, *l)
 		}
 		if b := f.Block; b != nil {
-			if l := sarifLoc(b.Alloc, fmt.Sprintf("block #%d allocated here", b.ID)); l != nil {
+			if l := at(b.Alloc, fmt.Sprintf("block #%d allocated here", b.ID)); l != nil {
 				res.RelatedLocations = append(res.RelatedLocations, *l)
 			}
 			if b.Free != nil {
-				if l := sarifLoc(*b.Free, fmt.Sprintf("block #%d freed here", b.ID)); l != nil {
+				if l := at(*b.Free, fmt.Sprintf("block #%d freed here", b.ID)); l != nil {
 					res.RelatedLocations = append(res.RelatedLocations, *l)
 				}
 			}
 		}
-		for j := range res.RelatedLocations {
-			id := j + 1
-			res.RelatedLocations[j].ID = &id
-		}
 		for _, c := range f.Chains {
-			var tf sarifThreadFlow
+			var tf sarif.ThreadFlow
 			for k := len(c.Steps) - 1; k >= 0; k-- {
 				s := c.Steps[k]
 				msg := string(s.Kind)
 				if s.Note != "" {
 					msg += ": " + s.Note
 				}
-				if l := sarifLoc(s.Site, msg); l != nil {
-					tf.Locations = append(tf.Locations, sarifFlowLocation{Location: *l})
+				if l := at(s.Site, msg); l != nil {
+					tf.Locations = append(tf.Locations, sarif.ThreadFlowLocation{Location: *l})
 				}
 			}
 			if len(tf.Locations) > 0 {
-				res.CodeFlows = append(res.CodeFlows, sarifCodeFlow{Message: sarifMessage{Text: "VPC(" + c.Var + ")"}, ThreadFlows: []sarifThreadFlow{tf}})
+				res.CodeFlows = append(res.CodeFlows, sarif.CodeFlow{Message: sarif.Message{Text: "VPC(" + c.Var + ")"}, ThreadFlows: []sarif.ThreadFlow{tf}})
 			}
 		}
-		run.Results = append(run.Results, res)
+		log.Add(res)
 	}
-	return sarifLog{Version: "2.1.0", Schema: "https://json.schemastore.org/sarif-2.1.0.json", Runs: []sarifRun{run}}
+	return log
 }

@@ -22,8 +22,11 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/mgtrace/mgtrace/internal/term"
+	"github.com/mgtrace/mgtrace/internal/version"
 	"github.com/mgtrace/mgtrace/points"
+	"github.com/mgtrace/mgtrace/record/internal/probe"
 	"github.com/mgtrace/mgtrace/record/internal/recorder"
+	"github.com/mgtrace/mgtrace/schema"
 )
 
 func main() {
@@ -41,16 +44,16 @@ with the program's exit status, or 128+N when the program was killed by
 signal N, or 2 when it could not record. A one-line summary goes to
 standard error.
 
---from and --to record only regions of the run, as DrDebug does (the
-dissertation cited below, chapter 5): outside them the trace keeps the
+--from and --to record only regions of the run, as DrDebug does (Yan
+Wang's dissertation, "Dynamic Analysis Techniques for Effective and
+Efficient Debugging", UC Riverside, 2014, chapter 5): outside them the trace keeps the
 allocator's calls, system calls, thread events and signals; each region
 starts with the registers of every thread and the program's writable
 memory, so that the analyses work as if the run began there. With
 --from P#all the last region starts again each time P comes after it.
 
---switch and --suppress re-execute the program with a change, as in the
-DrDebug/Qzdb dissertation (Yan Wang, "Dynamic analysis for debugging
-concurrent and sequential programs"): a source line's conditional branch
+--switch and --suppress re-execute the program with a change, as in
+Wang's dissertation (chapter 2, the Qzdb debugger): a source line's conditional branch
 goes the other way, or its call or stores are skipped, on the line's N-th
 execution. The trace has an ALTER event where that happened; an instance
 that never came is a warning.
@@ -70,7 +73,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	fs.SetInterspersed(false) // flags after PROGRAM belong to the program
 	output := fs.StringP("output", "o", "", "trace file to write (default: PROGRAM's base name + \".trace\")")
 	quiet := fs.BoolP("quiet", "q", false, "print nothing but errors (no summary, no progress)")
-	probeDir := fs.String("probe-dir", "", "folder holding the probe mgtrace-amd64-linux (default: next to record, or ../lib/mgtrace)")
+	probeDir := fs.String("probe-dir", "", "`DIR` holding the probe mgtrace-amd64-linux (default: $MGTRACE_PROBE_DIR, else next to record, else ../libexec/mgtrace or ../lib/mgtrace from it)")
 	valgrind := fs.String("valgrind", "valgrind", "the valgrind command")
 	vgArgs := fs.StringArray("valgrind-arg", nil, "extra option for valgrind, e.g. --valgrind-arg=--fair-sched=yes (repeatable)")
 	progress := fs.String("progress", "auto", "show progress on standard error: auto (when it is a terminal), always or never")
@@ -83,12 +86,17 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	inputCap := fs.String("input-cap", "16MiB", "record at most `SIZE` bytes of what read-like system calls (read, pread64, readv, preadv, recvfrom, recvmsg) bring into the program (bytes, or with a KiB, MiB or GiB suffix; 0: none); past it the trace still says where each call's bytes landed, for analyze inputs, without them")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the recorder itself to this file (for developers)")
 	help := fs.BoolP("help", "h", false, "show this help")
+	showVersion := fs.Bool("version", false, "print the version, the commit, the trace format version record writes and the probe protocol, and exit")
 	if err := fs.Parse(args); err != nil {
 		fmt.Fprintf(stderr, "record: %v\nrun 'record --help' for usage\n", err)
 		return 2
 	}
 	if *help {
 		fmt.Fprint(stdout, usage+fs.FlagUsages())
+		return 0
+	}
+	if *showVersion {
+		fmt.Fprint(stdout, versionInfo().String())
 		return 0
 	}
 	rest := fs.Args()
@@ -264,4 +272,12 @@ func parseSize(s string) (int64, error) {
 		return 0, fmt.Errorf("%q is not a size from 0 to %d bytes", s, recorder.MaxInputCap)
 	}
 	return n * mult, nil
+}
+
+// versionInfo is what 'record --version' prints: the release, the commit,
+// the trace format version record writes and the protocol it expects of
+// the probe (a probe built from another commit may speak another).
+func versionInfo() version.Info {
+	return version.Get("record", fmt.Sprintf("writes version %d", schema.FormatVersion),
+		fmt.Sprintf("probe protocol: %d (the probe %s must speak the same; rebuild both with make build)", probe.ProtocolVersion, recorder.ToolName+"-amd64-linux"))
 }

@@ -20,6 +20,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/mgtrace/mgtrace/internal/version"
 	"github.com/mgtrace/mgtrace/record/internal/debuginfo"
 	"github.com/mgtrace/mgtrace/record/internal/probe"
 	"github.com/mgtrace/mgtrace/schema"
@@ -50,7 +51,8 @@ type Options struct {
 	// Output is the trace file to write.
 	Output string
 	// ProbeDir is the folder holding mgtrace-amd64-linux. When empty, the
-	// recorder looks next to its own executable and in ../lib/mgtrace.
+	// recorder looks in $MGTRACE_PROBE_DIR, else next to its own
+	// executable, in ../libexec/mgtrace and in ../lib/mgtrace.
 	ProbeDir string
 	// Valgrind is the valgrind command ("valgrind" on PATH when empty).
 	Valgrind string
@@ -567,6 +569,10 @@ func header(progPath, program string, args []string, vgPath string) *tracepb.Hea
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		h.Settings = append(h.Settings, &tracepb.KeyValue{Key: "go", Value: bi.GoVersion})
 	}
+	// The build of record that wrote the trace, as 'record --version' says.
+	v := version.Get("record", "")
+	h.Settings = append(h.Settings, &tracepb.KeyValue{Key: "mgtrace_version", Value: v.Version},
+		&tracepb.KeyValue{Key: "mgtrace_commit", Value: v.Commit})
 	return h
 }
 

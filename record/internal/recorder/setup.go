@@ -28,8 +28,15 @@ func makeWorkDir() (string, error) {
 	return "", fmt.Errorf("make work folder: no free name in %s", os.TempDir())
 }
 
+// ProbeDirEnv is the environment variable that names the probe's folder
+// when --probe-dir does not.
+const ProbeDirEnv = "MGTRACE_PROBE_DIR"
+
 // findProbe returns the folder that holds the probe executable: dir when
-// given, else next to the running executable, else ../lib/mgtrace from it.
+// given, else $MGTRACE_PROBE_DIR when set, else the first of these,
+// relative to the running executable's folder (links resolved), that
+// holds it: the folder itself (a checkout's bin/), ../libexec/mgtrace
+// (what `make install` writes) and ../lib/mgtrace.
 func findProbe(dir string) (string, error) {
 	var tried []string
 	try := func(d string) bool {
@@ -43,17 +50,23 @@ func findProbe(dir string) (string, error) {
 		}
 		return "", fmt.Errorf("the probe %s is not in %s", toolFile, dir)
 	}
+	if env := os.Getenv(ProbeDirEnv); env != "" {
+		if try(env) {
+			return env, nil
+		}
+		return "", fmt.Errorf("the probe %s is not in %s (from $%s)", toolFile, env, ProbeDirEnv)
+	}
 	if exe, err := os.Executable(); err == nil {
 		if exe, err = filepath.EvalSymlinks(exe); err == nil {
 			d := filepath.Dir(exe)
-			for _, c := range []string{d, filepath.Join(d, "..", "lib", "mgtrace")} {
+			for _, c := range []string{d, filepath.Join(d, "..", "libexec", "mgtrace"), filepath.Join(d, "..", "lib", "mgtrace")} {
 				if try(c) {
 					return c, nil
 				}
 			}
 		}
 	}
-	return "", fmt.Errorf("the probe %s was not found (looked in %v); build it with `make build`", toolFile, tried)
+	return "", fmt.Errorf("the probe %s was not found (looked in %v); build it with `make build`, install it with `make install`, or name its folder with --probe-dir or $%s", toolFile, tried, ProbeDirEnv)
 }
 
 // valgrindLibDir returns the folder of valgrind's own tools and preload
