@@ -286,3 +286,42 @@ func TestTimeline(t *testing.T) {
 		t.Fatalf("whole run did not zoom out: %v", err)
 	}
 }
+
+// A collapsed graph: a click on a group expands it (expand= in the URL),
+// the page draws what the server sends, and the layout stays quick.
+func TestExpandGroup(t *testing.T) {
+	ctx := browse(t)
+	p := qdtree(t)
+	s, url := serve(t, p)
+	last := s.Run().Changes
+	if err := chromedp.Run(ctx, chromedp.Navigate(fmt.Sprintf("%s?ts=%d", url, last))); err != nil {
+		t.Fatal(err)
+	}
+	before := settle(t, ctx, int64(last))
+	if !before.Collapsed {
+		t.Fatalf("the quad tree's graph at its end (%d nodes) is not collapsed", before.TotalNodes)
+	}
+	var group string
+	eval(t, ctx, `(() => { const g = document.querySelector("#graph .node.group"); if (!g) return "";
+	  g.dispatchEvent(new MouseEvent("click", { bubbles: true })); return g.dataset.key; })()`, &group)
+	if group == "" {
+		t.Fatal("no group drawn in a collapsed graph")
+	}
+	var after shown
+	if err := chromedp.Run(ctx, chromedp.Poll(`(() => { const d = document.getElementById("graph").dataset;
+	  return document.body.dataset.busy === "0" && +d.nodes > `+fmt.Sprint(before.Nodes)+` && location.search.includes("expand=") ? d.nodes : null; })()`, nil)); err != nil {
+		t.Fatalf("a click on group %q did not expand it: %v", group, err)
+	}
+	eval(t, ctx, shownJS, &after)
+	checkCounts(t, p.trace, after)
+	var ms int
+	eval(t, ctx, `+document.body.dataset.layoutMs`, &ms)
+	t.Logf("group %q expanded: %d nodes and %d edges drawn, laid out in %d ms", group, after.Nodes, after.Edges, ms)
+	if ms > 5000 {
+		t.Errorf("laying out %d nodes took %d ms", after.Nodes, ms)
+	}
+	screenshot(t, ctx, "qdtree-expanded")
+	// Stepping back and forth again reuses the layout when the shape is the same.
+	eval(t, ctx, `document.getElementById("prev-change").click()`, nil)
+	checkCounts(t, p.trace, settle(t, ctx, int64(last)-1))
+}

@@ -487,7 +487,7 @@
     }
     if (!g.nodes.length) {
       el("text", { class: "empty", x: 20, y: 30 }, svg, "no live nodes at timestamp " + g.at.ts);
-      view.fit = { x: 0, y: 0, w: 400, h: 100 };
+      view.fit = view.first = { x: 0, y: 0, w: 400, h: 100 };
       applyView(true);
       return;
     }
@@ -551,6 +551,21 @@
     const vw = (box.width || gw) * s;
     const vh = (box.height || gh) * s;
     view.fit = { x: (gw - vw) / 2, y: Math.min(0, (gh - vh) / 2), w: vw, h: vh };
+    view.first = view.fit;
+    if (s > 2.5) {
+      // Too large to read whole: open at a readable scale on the node
+      // that matters (the change's, else a marked one, else the first);
+      // "fit" shows it all.
+      const rank = (n) => ((n.marks || []).includes("change") ? 0 : (n.marks || []).length ? 1 : 2);
+      let focus = null;
+      for (const k of dg.nodes()) {
+        const d = dg.node(k);
+        if (!focus || rank(d.n) < rank(focus.n)) focus = d;
+      }
+      const rw = (box.width || gw) * 1.4;
+      const rh = (box.height || gh) * 1.4;
+      view.first = { x: focus.x - rw / 2, y: focus.y - rh / 2, w: rw, h: rh };
+    }
     applyView(!view.kept);
     renderGraphMarks();
   }
@@ -601,8 +616,11 @@
     }
   }
 
+  // applyView sets the viewBox: fit "all" shows the whole graph, true the
+  // first view of a new graph (a readable part of a large one).
   function applyView(fit) {
-    if (fit && view.fit) Object.assign(view, view.fit);
+    if (fit === "all" && view.fit) Object.assign(view, view.fit);
+    else if (fit && (view.first || view.fit)) Object.assign(view, view.first || view.fit);
     $("graph").setAttribute("viewBox", [view.x, view.y, view.w, view.h].join(" "));
   }
 
@@ -634,7 +652,7 @@
     });
     $("graph-fit").onclick = () => {
       view.kept = false;
-      applyView(true);
+      applyView("all");
     };
   }
 
