@@ -325,3 +325,49 @@ func TestExpandGroup(t *testing.T) {
 	eval(t, ctx, `document.getElementById("prev-change").click()`, nil)
 	checkCounts(t, p.trace, settle(t, ctx, int64(last)-1))
 }
+
+// A bug finding: following it moves to its line, and its value
+// propagation chains are listed under it, each statement a link.
+func TestBugChains(t *testing.T) {
+	ctx := browse(t)
+	p := record(t, "bugs/df_shallow_copy", nil, "")
+	s, url := serve(t, p)
+	f := s.Findings()
+	bug := -1
+	for i, b := range f.Bugs {
+		if len(b.Chains) > 0 && len(b.Chains[0]) > 1 {
+			bug = i
+			break
+		}
+	}
+	if bug < 0 {
+		t.Fatalf("no bug finding with a chain in df_shallow_copy's run (%d bugs)", len(f.Bugs))
+	}
+	b := f.Bugs[bug]
+	if err := chromedp.Run(ctx, chromedp.Navigate(url+"?ts=0")); err != nil {
+		t.Fatal(err)
+	}
+	settle(t, ctx, 0)
+	eval(t, ctx, fmt.Sprintf(`document.querySelector('#findings li[data-kind="bug"][data-key="%d"]').click()`, bug), nil)
+	at := settle(t, ctx, int64(b.At.TS))
+	if at.File != b.Where.File || at.Line != int(b.Where.Line) {
+		t.Errorf("after following the bug the source view is at %s:%d, want %s:%d", at.File, at.Line, b.Where.File, b.Where.Line)
+	}
+	var n int
+	eval(t, ctx, fmt.Sprintf(`document.querySelectorAll('#findings li[data-key="%d"][data-kind="bug"] ol.details li').length`, bug), &n)
+	want := 0
+	for _, ch := range b.Chains {
+		want += len(ch)
+	}
+	if n != min(want, 100) {
+		t.Errorf("the bug lists %d chain statements, its chains have %d", n, want)
+	}
+	// The last statement of the first chain: the source moves there.
+	st := b.Chains[0][len(b.Chains[0])-1]
+	eval(t, ctx, fmt.Sprintf(`document.querySelectorAll('#findings li[data-key="%d"][data-kind="bug"] ol.details li')[%d].click()`, bug, len(b.Chains[0])-1), nil)
+	var line int
+	if err := chromedp.Run(ctx, chromedp.Poll(fmt.Sprintf(`+document.body.dataset.line === %d ? %d : null`, st.Line, st.Line), &line)); err != nil {
+		t.Errorf("a click on the chain's statement %s:%d did not move the source view: %v", st.File, st.Line, err)
+	}
+	screenshot(t, ctx, "bug-chains")
+}

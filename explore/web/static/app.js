@@ -766,7 +766,9 @@
     const ul = $("findings");
     ul.innerHTML = "";
     const f = state.findings || {};
-    const add = (kind, tagText, text, stmt, ts, key) => {
+    // details: [{text, stmt, ts}] listed under the finding once it is
+    // clicked (a fault's changes, a bug's value propagation chains).
+    const add = (kind, tagText, text, stmt, ts, key, details) => {
       const li = document.createElement("li");
       li.className = "finding-item " + kind;
       li.dataset.kind = kind;
@@ -777,14 +779,34 @@
       loc.className = "loc";
       loc.textContent = stmtText(stmt);
       li.appendChild(loc);
-      li.onclick = () => {
+      const go = (st, t) => {
         const v = {};
-        if (ts !== undefined && ts !== null) v.ts = ts;
-        if (stmt && stmt.file) {
-          v.file = stmt.file;
-          v.line = stmt.line;
+        if (t !== undefined && t !== null) v.ts = t;
+        if (st && st.file) {
+          v.file = st.file;
+          v.line = st.line;
         }
         goTo(v);
+      };
+      li.onclick = () => {
+        go(stmt, ts);
+        if (!details || !details.length || li.querySelector("ol")) return;
+        const ol = document.createElement("ol");
+        ol.className = "details";
+        for (const d of details.slice(0, 100)) {
+          const di = document.createElement("li");
+          di.textContent = d.text + " ";
+          const l = document.createElement("span");
+          l.className = "loc";
+          l.textContent = stmtText(d.stmt);
+          di.appendChild(l);
+          di.onclick = (e) => {
+            e.stopPropagation();
+            go(d.stmt, d.ts);
+          };
+          ol.appendChild(di);
+        }
+        li.appendChild(ol);
       };
       ul.appendChild(li);
     };
@@ -800,10 +822,18 @@
     if (f.crash) add("crash", "crash", f.crash.signal + (f.crash.addr ? " at " + f.crash.addr : ""), f.crash.where, f.crash.at.ts, 0);
     (f.faults || []).slice(0, SHOW).forEach((x, i) => {
       const first = x.changes && x.changes.length ? x.changes[0].ts : undefined;
-      add("fault", "fault " + x.rank, x.why, x.stmt, first, i);
+      const changes = (x.changes || []).map((c) => ({
+        text: "ts " + c.ts + ": " + c.kind + (c.node ? " #" + c.node : "") + (c.field ? "." + c.field : "") + (c.value ? " = " + c.value : ""),
+        stmt: c.stmt, ts: c.ts,
+      }));
+      add("fault", "fault " + x.rank, x.why, x.stmt, first, i, changes);
     });
     more((f.faults || []).length, "faults");
-    (f.bugs || []).slice(0, SHOW).forEach((b, i) => add("bug", b.rule, b.message, b.where, b.at.ts, i));
+    (f.bugs || []).slice(0, SHOW).forEach((b, i) => {
+      const chains = [];
+      (b.chains || []).forEach((ch, ci) => ch.forEach((st, si) => chains.push({ text: "chain " + (ci + 1) + (si ? " ←" : ":"), stmt: st })));
+      add("bug", b.rule, b.message, b.where, b.at.ts, i, chains);
+    });
     more((f.bugs || []).length, "bugs");
     (f.violations || []).slice(0, SHOW).forEach((v, i) => add("violation", "violation", v.text, v.where, v.at.ts, i));
     more((f.violations || []).length, "violations");
