@@ -246,7 +246,10 @@ func (s *Session) build(r *schema.Reader) {
 	s.setStage("graph")
 	err := s.pass(r, true)
 	r.Close()
-	if err == nil && s.auto && s.b.Graph().Stats.AllocatorFns == 0 {
+	s.mu.Lock()
+	noAlloc := s.b.Graph().Stats.AllocatorFns == 0
+	s.mu.Unlock()
+	if err == nil && s.auto && noAlloc {
 		// No allocator calls to make nodes of: build from references, as
 		// analyze mg does.
 		s.mode = mgbuild.Agnostic
