@@ -66,6 +66,7 @@ type Session struct {
 	code   *codeIndex
 	stmts  stmtCache
 
+	snaps       snapCache
 	groupMu     sync.Mutex // guards the groups of the final graph's nodes
 	groups      *groupIndex
 	groupsTypes int // len(stageMarks.types) the groups were made with
