@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -33,8 +34,10 @@ moment and selection is in its URL, to share.
 The server answers at once: the trace's tables are read when it starts,
 the graph and the stages are built in the background, and the views answer
 for the part built so far. It listens on 127.0.0.1 (this machine only)
-unless --listen names another address, and prints its URL on stderr once
-listening. Ctrl-C stops it. Everything it serves is embedded: no network
+unless --listen names another address (there it answers only requests
+addressed to localhost, 127.0.0.1 or [::1], so that no web page elsewhere
+can reach it through a DNS name pointed at this machine), and prints its
+URL on stderr once listening. Ctrl-C stops it. Everything it serves is embedded: no network
 is needed.
 
 The JSON API (GET /api/run, /api/timeline, /api/graph, /api/moment,
@@ -109,7 +112,11 @@ func runServe(e *env, f *serveFlags, args []string) error {
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
-	srv := &http.Server{Handler: explore.NewHandler(s, web.Assets()), ReadHeaderTimeout: 10 * time.Second}
+	h := explore.NewHandler(s, web.Assets())
+	if host, _, _ := net.SplitHostPort(addr); isLoopback(host) {
+		h = loopbackOnly(h)
+	}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(e.stderr, "analyze: serving %s at http://%s/ (Ctrl-C to stop)\n", oneLine(args[0]), ln.Addr())
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
@@ -178,4 +185,32 @@ func (p *stageProgress) finish(s *explore.Session) {
 		fmt.Fprintf(p.e.stderr, "analyze: note: %s\n", n)
 	}
 	fmt.Fprintf(p.e.stderr, "analyze: built: %d events, %d changes\n", run.Events, run.Changes)
+}
+
+// isLoopback says whether a listen host is this machine only.
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// loopbackOnly refuses requests whose Host header names another machine:
+// a web page elsewhere cannot reach the server through a DNS name it
+// points at 127.0.0.1 (DNS rebinding) and read the program's sources.
+func loopbackOnly(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		host := r.Host
+		if hh, _, err := net.SplitHostPort(host); err == nil {
+			host = hh
+		}
+		if !isLoopback(strings.Trim(host, "[]")) {
+			w.Header().Set("Content-Type", "application/json; charset=utf-8")
+			w.WriteHeader(http.StatusForbidden)
+			fmt.Fprintf(w, "{\"error\": %q}\n", "the explorer answers only requests for localhost, 127.0.0.1 or [::1]")
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
 }
