@@ -387,6 +387,9 @@ func (s *Session) note(format string, args ...any) {
 }
 
 func (s *Session) setStage(st string) {
+	if st != "graph" && s.built.Load() {
+		s.seq.Store(0) // from here on, the stage's progress
+	}
 	s.stMu.Lock()
 	s.stage = st
 	s.stMu.Unlock()
@@ -441,7 +444,7 @@ func (s *Session) Run() Run {
 		if s.total > 0 {
 			run.Progress = float64(s.seq.Load()) / float64(s.total)
 		}
-		if built {
+		if built && run.Stage == "" {
 			run.Progress = 1
 		}
 	}
