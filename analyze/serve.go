@@ -22,26 +22,31 @@ import (
 
 const serveHelp = `
 Serves a local web explorer of the run (docs/explore.md): a timeline of the
-run that selects the moment, the MG++ memory graph at that moment (large
-graphs collapsed by type and allocation site, expanded on demand), a node's
-history, and the source with per-line execution counts and the findings of
-the stages laid over it: with --spec, the constraint violations (check) and
-the faulty statements with the changes they made (locate); the memory-bug
-findings with their value propagation chains (bugs); when the run ended
-with a signal, the crash and its backward slice (slice). Every view's
-moment and selection is in its URL, to share.
+run that selects the moment; the MG++ memory graph at that moment (Vineet
+Singh, Rajiv Gupta and Iulian Neamtiu, "MG++: Memory Graphs for Analyzing
+Dynamic Data Structures", SANER 2015), large graphs collapsed by type and
+allocation site and expanded on demand; a node's history; and the source
+with per-line execution counts and the findings of the stages laid over
+it: with --spec, the constraint violations (check) and the faulty
+statements with the changes they made (locate); the memory-bug findings
+with their value propagation chains (bugs; Yan Wang's dissertation,
+"Dynamic Analysis Techniques for Effective and Efficient Debugging", UC
+Riverside, 2014); when the run ended with a crash, the crash and its
+backward slice (slice). Every view's moment and selection is in its URL,
+to share.
 
 The server answers at once: the trace's tables are read when it starts,
 the graph and the stages are built in the background, and the views answer
 for the part built so far. It listens on 127.0.0.1 (this machine only)
-unless --listen names another address (there it answers only requests
-addressed to localhost, 127.0.0.1 or [::1], so that no web page elsewhere
-can reach it through a DNS name pointed at this machine), and prints its
-URL on stderr once listening. Ctrl-C stops it. Everything it serves is embedded: no network
-is needed.
+unless --listen names another host; on a loopback address it answers only
+requests addressed to localhost, 127.0.0.1 or [::1], so that no web page
+elsewhere can reach it through a DNS name pointed at this machine. It
+prints its URL on stderr once listening; Ctrl-C stops it. Everything it
+serves is embedded: no network is needed.
 
 The JSON API (GET /api/run, /api/timeline, /api/graph, /api/moment,
-/api/node, /api/files, /api/source, /api/findings) is in docs/explore.md.`
+/api/node, /api/files, /api/source, /api/findings, /api/state) is in
+docs/explore.md.`
 
 // serveFlags are the flags of analyze serve.
 type serveFlags struct {
@@ -54,7 +59,7 @@ type serveFlags struct {
 // serveSetup defines the flags of analyze serve.
 func serveSetup(fs *pflag.FlagSet) func(*env, []string) error {
 	f := &serveFlags{}
-	fs.StringVar(&f.spec, "spec", "", "constraint spec `FILE` (docs/spec.md): check and locate run on it and their findings are shown")
+	fs.StringVar(&f.spec, "spec", "", "constraint spec `FILE` (docs/spec-language.md): check and locate run on it and their findings are shown")
 	fs.StringVar(&f.listen, "listen", "127.0.0.1:8080", "`ADDR` (host:port) to listen on; a port alone or port 0 (any free port) listens on 127.0.0.1")
 	fs.StringArrayVar(&f.sourceDirs, "source-dir", nil, "where to read the program's source files: `DIR` (files looked for under it by their path and its trailing parts) or FROM=TO (paths starting with FROM read under TO); repeatable")
 	fs.StringVar(&f.mode, "mode", "auto", "MG++ `MODE` as analyze mg takes it: aware, agnostic, or auto")
