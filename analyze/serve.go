@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -20,27 +21,32 @@ import (
 )
 
 const serveHelp = `
-Serves a local web explorer of the run (docs/explore.md): a timeline of
-the run that selects the moment, the MG++ memory graph (Singh, Gupta and
-Neamtiu, "MG++: Memory Graphs for Analyzing Dynamic Data Structures",
-SANER 2015) at that moment (large graphs collapsed by type and allocation
-site, expanded on demand), a node's history, and the source with per-line
-execution counts and the findings of the stages laid over it: with --spec,
-the constraint violations (check) and the faulty statements with the
-changes they made (locate); the memory-bug findings with their value
-propagation chains (bugs); when the run ended with a signal, the crash and
-its backward slice (slice). Every view's moment and selection is in its
-URL, to share.
+Serves a local web explorer of the run (docs/explore.md): a timeline of the
+run that selects the moment; the MG++ memory graph at that moment (Vineet
+Singh, Rajiv Gupta and Iulian Neamtiu, "MG++: Memory Graphs for Analyzing
+Dynamic Data Structures", SANER 2015), large graphs collapsed by type and
+allocation site and expanded on demand; a node's history; and the source
+with per-line execution counts and the findings of the stages laid over
+it: with --spec, the constraint violations (check) and the faulty
+statements with the changes they made (locate); the memory-bug findings
+with their value propagation chains (bugs; Yan Wang's dissertation,
+"Dynamic Analysis Techniques for Effective and Efficient Debugging", UC
+Riverside, 2014); when the run ended with a crash, the crash and its
+backward slice (slice). Every view's moment and selection is in its URL,
+to share.
 
 The server answers at once: the trace's tables are read when it starts,
 the graph and the stages are built in the background, and the views answer
 for the part built so far. It listens on 127.0.0.1 (this machine only)
-unless --listen names another address, and prints its URL on stderr once
-listening. Ctrl-C stops it. Everything it serves is embedded: no network
-is needed.
+unless --listen names another host; on a loopback address it answers only
+requests addressed to localhost, 127.0.0.1 or [::1], so that no web page
+elsewhere can reach it through a DNS name pointed at this machine. It
+prints its URL on stderr once listening; Ctrl-C stops it. Everything it
+serves is embedded: no network is needed.
 
 The JSON API (GET /api/run, /api/timeline, /api/graph, /api/moment,
-/api/node, /api/files, /api/source, /api/findings) is in docs/explore.md.`
+/api/node, /api/files, /api/source, /api/findings, /api/state) is in
+docs/explore.md.`
 
 // serveFlags are the flags of analyze serve.
 type serveFlags struct {
@@ -111,7 +117,11 @@ func runServe(e *env, f *serveFlags, args []string) error {
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
-	srv := &http.Server{Handler: explore.NewHandler(s, web.Assets()), ReadHeaderTimeout: 10 * time.Second}
+	h := explore.NewHandler(s, web.Assets())
+	if host, _, _ := net.SplitHostPort(addr); isLoopback(host) {
+		h = loopbackOnly(h)
+	}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(e.stderr, "analyze: serving %s at http://%s/ (Ctrl-C to stop)\n", oneLine(args[0]), ln.Addr())
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
@@ -180,4 +190,32 @@ func (p *stageProgress) finish(s *explore.Session) {
 		fmt.Fprintf(p.e.stderr, "analyze: note: %s\n", n)
 	}
 	fmt.Fprintf(p.e.stderr, "analyze: built: %d events, %d changes\n", run.Events, run.Changes)
+}
+
+// isLoopback says whether a listen host is this machine only.
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// loopbackOnly refuses requests whose Host header names another machine:
+// a web page elsewhere cannot reach the server through a DNS name it
+// points at 127.0.0.1 (DNS rebinding) and read the program's sources.
+func loopbackOnly(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		host := r.Host
+		if hh, _, err := net.SplitHostPort(host); err == nil {
+			host = hh
+		}
+		if !isLoopback(strings.Trim(host, "[]")) {
+			w.Header().Set("Content-Type", "application/json; charset=utf-8")
+			w.WriteHeader(http.StatusForbidden)
+			fmt.Fprintf(w, "{\"error\": %q}\n", "the explorer answers only requests for localhost, 127.0.0.1 or [::1]")
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
 }

@@ -69,6 +69,14 @@ func TestServe(t *testing.T) {
 	if err != nil || resp.StatusCode != 200 || run.Events == 0 || run.Trace != "good.trace" {
 		t.Errorf("/api/run: %d %+v %v", resp.StatusCode, run, err)
 	}
+	// A request for another host name is refused (DNS rebinding).
+	req, _ := http.NewRequest("GET", base+"api/run", nil)
+	req.Host = "evil.example:80"
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusForbidden {
+		t.Errorf("request for another host: %v %v", resp, err)
+	} else {
+		resp.Body.Close()
+	}
 	if err := syscall.Kill(os.Getpid(), syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}

@@ -51,7 +51,7 @@ func (s *Session) Graph(ts uint32, expand []string, limit int) (GraphView, error
 
 // graphAt builds the view of the snapshot at t.
 func (s *Session) graphAt(g *mgbuild.Graph, t mgbuild.TS, expand []string, limit int, marks stageMarks) GraphView {
-	snap := g.Snapshot(t)
+	snap := s.snapshot(g, t)
 	v := GraphView{At: Moment{TS: uint32(t), Seq: g.SeqOf(t)}, TotalNodes: len(snap.Nodes), Nodes: []GraphNode{}, Edges: []GraphEdge{}}
 	// pos[id] is the node's index in snap.Nodes, plus one (0: not live).
 	pos := make([]int32, len(g.Nodes)+1)
@@ -419,4 +419,40 @@ func (s *Session) describeOp(g *mgbuild.Graph, snap *mgbuild.Snapshot, pos []int
 type stmtCache struct {
 	mu    sync.Mutex
 	names map[uint64]*Statement
+}
+
+// snapCache keeps the last few snapshots of the final graph: a view is
+// often asked again at the same moment (a group expanded, the slider
+// moved back).
+type snapCache struct {
+	mu    sync.Mutex
+	snaps []*mgbuild.Snapshot // most recent last
+}
+
+// snapCacheSize is how many snapshots snapCache keeps.
+const snapCacheSize = 4
+
+// snapshot returns the graph at t, from the cache when it is there.
+func (s *Session) snapshot(g *mgbuild.Graph, t mgbuild.TS) *mgbuild.Snapshot {
+	if s.final.Load() != g {
+		return g.Snapshot(t) // a graph being built changes
+	}
+	c := &s.snaps
+	c.mu.Lock()
+	for i, sn := range c.snaps {
+		if sn.TS == t {
+			c.snaps = append(append(c.snaps[:i:i], c.snaps[i+1:]...), sn)
+			c.mu.Unlock()
+			return sn
+		}
+	}
+	c.mu.Unlock()
+	sn := g.Snapshot(t)
+	c.mu.Lock()
+	if len(c.snaps) == snapCacheSize {
+		c.snaps = append(c.snaps[:0:0], c.snaps[1:]...)
+	}
+	c.snaps = append(c.snaps, sn)
+	c.mu.Unlock()
+	return sn
 }

@@ -55,7 +55,8 @@ type Run struct {
 	Building bool    `json:"building"`
 	Progress float64 `json:"progress"`
 	// Stage names what is being built while Building: graph (the graph,
-	// the timeline and the counts), locate, bugs or slice.
+	// the timeline and the counts), locate, bugs or slice; Progress is
+	// that stage's.
 	Stage string   `json:"stage,omitempty"`
 	Notes []string `json:"notes,omitempty"` // what could not be done (a stage's error), one line each
 }

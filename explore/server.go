@@ -23,6 +23,11 @@ func NewHandler(s *Session, assets fs.FS) http.Handler {
 				writeError(w, r, http.StatusMethodNotAllowed, "only GET is served")
 				return
 			}
+			defer func() {
+				if p := recover(); p != nil {
+					writeError(w, r, http.StatusInternalServerError, fmt.Sprintf("internal error: %v", p))
+				}
+			}()
 			q := &query{r: r}
 			v, err := fn(q)
 			if err == nil {

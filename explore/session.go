@@ -66,6 +66,7 @@ type Session struct {
 	code   *codeIndex
 	stmts  stmtCache
 
+	snaps       snapCache
 	groupMu     sync.Mutex // guards the groups of the final graph's nodes
 	groups      *groupIndex
 	groupsTypes int // len(stageMarks.types) the groups were made with
@@ -246,7 +247,10 @@ func (s *Session) build(r *schema.Reader) {
 	s.setStage("graph")
 	err := s.pass(r, true)
 	r.Close()
-	if err == nil && s.auto && s.b.Graph().Stats.AllocatorFns == 0 {
+	s.mu.Lock()
+	noAlloc := s.b.Graph().Stats.AllocatorFns == 0
+	s.mu.Unlock()
+	if err == nil && s.auto && noAlloc {
 		// No allocator calls to make nodes of: build from references, as
 		// analyze mg does.
 		s.mode = mgbuild.Agnostic
@@ -383,6 +387,9 @@ func (s *Session) note(format string, args ...any) {
 }
 
 func (s *Session) setStage(st string) {
+	if st != "graph" && s.built.Load() {
+		s.seq.Store(0) // from here on, the stage's progress
+	}
 	s.stMu.Lock()
 	s.stage = st
 	s.stMu.Unlock()
@@ -437,7 +444,7 @@ func (s *Session) Run() Run {
 		if s.total > 0 {
 			run.Progress = float64(s.seq.Load()) / float64(s.total)
 		}
-		if built {
+		if built && run.Stage == "" {
 			run.Progress = 1
 		}
 	}

@@ -204,7 +204,7 @@ func (s *Session) Timeline(from, to uint64, buckets int) (Timeline, error) {
 				s.note("timeline: %v", err)
 			}
 		}
-		out.Points, out.Dropped = s.pointsIn(g.Points, from, to)
+		out.Points, out.Dropped = s.pointsIn(g, from, to)
 	})
 	return out, err
 }
@@ -269,7 +269,8 @@ func (s *Session) timelineOf(g *mgbuild.Graph, from, to uint64, buckets int) Tim
 
 // pointsIn lists the marked events in [from, to]: C-points, markers,
 // signals, and what the stages found.
-func (s *Session) pointsIn(gp []mgbuild.Point, from, to uint64) ([]TimePoint, int) {
+func (s *Session) pointsIn(g *mgbuild.Graph, from, to uint64) ([]TimePoint, int) {
+	gp := g.Points
 	var all []TimePoint
 	cp := 0
 	for _, p := range gp {
@@ -289,6 +290,7 @@ func (s *Session) pointsIn(gp []mgbuild.Point, from, to uint64) ([]TimePoint, in
 	}
 	for _, p := range s.tl.signals {
 		if p.Seq >= from && p.Seq <= to {
+			p.TS = uint32(g.AtSeq(p.Seq)) // the graph may have been built again (mode auto)
 			all = append(all, p)
 		}
 	}
