@@ -15,9 +15,9 @@ import (
 // faulty statement's line highlighted and the nodes the fault changed
 // marked; one change back shows the graph before it.
 func TestQdtreeOpensAtFirstViolation(t *testing.T) {
-	ctx := browse(t)
 	p := qdtree(t)
-	s, url := serve(t, p)
+	s, url := serve(t, p, "locate")
+	ctx := browse(t)
 	run, f := s.Run(), s.Findings()
 	if len(f.Violations) == 0 || len(f.Faults) == 0 {
 		t.Fatalf("the server found %d violations and %d faults on the quad-tree demo; want some of each (notes: %q)", len(f.Violations), len(f.Faults), run.Notes)
@@ -76,7 +76,7 @@ func TestQdtreeOpensAtFirstViolation(t *testing.T) {
 func TestCountsAtMoments(t *testing.T) {
 	ctx := browse(t)
 	for _, p := range []program{list(t), crash(t)} {
-		s, url := serve(t, p)
+		s, url := serve(t, p, "none")
 		last := s.Run().Changes
 		for _, ts := range []uint32{0, 1, last / 3, last / 2, 2 * last / 3, last} {
 			if err := chromedp.Run(ctx, chromedp.Navigate(fmt.Sprintf("%s?ts=%d", url, ts))); err != nil {
@@ -93,9 +93,9 @@ func TestCountsAtMoments(t *testing.T) {
 // A list node's history and its fields at the moment (explore/state):
 // the link names the node, each node of the list has its next field.
 func TestNodePane(t *testing.T) {
-	ctx := browse(t)
 	p := list(t)
-	s, url := serve(t, p)
+	s, url := serve(t, p, "none")
+	ctx := browse(t)
 	// The moment the list is complete: the graph's largest.
 	best, bestTS := -1, uint32(0)
 	for ts := uint32(0); ts <= s.Run().Changes; ts += max(1, s.Run().Changes/40) {
@@ -144,9 +144,9 @@ func TestNodePane(t *testing.T) {
 // Following a finding (the crash, then each bug) moves the source view to
 // its line and the graph to its moment; a node's history opens on click.
 func TestFollowFinding(t *testing.T) {
-	ctx := browse(t)
 	p := crash(t)
-	s, url := serve(t, p)
+	s, url := serve(t, p, "slice")
+	ctx := browse(t)
 	f := s.Findings()
 	if f.Crash == nil {
 		t.Fatal("the server found no crash in crash.c's run")
@@ -189,7 +189,6 @@ func TestFollowFinding(t *testing.T) {
 // The report of the crash demo opens from disk (no server, no network) and
 // shows the crash, its slice lines and the graph at the crash.
 func TestReportOffline(t *testing.T) {
-	ctx := browse(t)
 	p := crash(t)
 	out := filepath.Join(t.TempDir(), "report.html")
 	cmd := exec.Command(analyzeTool(t), "report", p.trace, "-o", out)
@@ -204,7 +203,8 @@ func TestReportOffline(t *testing.T) {
 	if st.Size() >= 5<<20 {
 		t.Errorf("the report is %d bytes, want under 5 MB", st.Size())
 	}
-	s, _ := serve(t, p) // what the report should show, from the same models
+	s, _ := serve(t, p, "slice") // what the report should show, from the same models
+	ctx := browse(t)
 	f := s.Findings()
 	if f.Crash == nil {
 		t.Fatal("the server found no crash in crash.c's run")
@@ -242,9 +242,9 @@ func TestReportOffline(t *testing.T) {
 // The timeline: a click selects the moment at that event, a drag zooms
 // into a range (asked of /api/timeline?from&to), "whole run" zooms out.
 func TestTimeline(t *testing.T) {
-	ctx := browse(t)
 	p := list(t)
-	s, url := serve(t, p)
+	s, url := serve(t, p, "none")
+	ctx := browse(t)
 	if err := chromedp.Run(ctx, chromedp.Navigate(url+"?ts=0")); err != nil {
 		t.Fatal(err)
 	}
@@ -294,9 +294,9 @@ func TestTimeline(t *testing.T) {
 // A collapsed graph: a click on a group expands it (expand= in the URL),
 // the page draws what the server sends, and the layout stays quick.
 func TestExpandGroup(t *testing.T) {
-	ctx := browse(t)
 	p := qdtree(t)
-	s, url := serve(t, p)
+	s, url := serve(t, p, "none")
+	ctx := browse(t)
 	last := s.Run().Changes
 	if err := chromedp.Run(ctx, chromedp.Navigate(fmt.Sprintf("%s?ts=%d", url, last))); err != nil {
 		t.Fatal(err)
@@ -333,9 +333,9 @@ func TestExpandGroup(t *testing.T) {
 // A bug finding: following it moves to its line, and its value
 // propagation chains are listed under it, each statement a link.
 func TestBugChains(t *testing.T) {
-	ctx := browse(t)
 	p := record(t, "bugs/df_shallow_copy", nil, "")
-	s, url := serve(t, p)
+	s, url := serve(t, p, "bugs")
+	ctx := browse(t)
 	f := s.Findings()
 	bug := -1
 	for i, b := range f.Bugs {

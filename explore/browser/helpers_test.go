@@ -69,7 +69,7 @@ func browse(t *testing.T) context.Context {
 	}
 	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancelB := chromedp.NewContext(actx, chromedp.WithLogf(t.Logf))
-	ctx, cancelC := context.WithTimeout(ctx, 3*time.Minute)
+	ctx, cancelC := context.WithTimeout(ctx, 5*time.Minute)
 	t.Cleanup(func() {
 		cancelC()
 		cancelB()
@@ -133,11 +133,13 @@ func list(t *testing.T) program {
 	return record(t, "list", nil, "", "5")
 }
 
-// serve opens p in an explore.Session, waits for its stages, and serves
-// the explorer with httptest.
-func serve(t *testing.T, p program) (*explore.Session, string) {
+// serve opens p in an explore.Session running only the stages a test
+// needs ("none", "locate", "slice", "bugs": the stages run at the lowest
+// priority and crawl when the other packages' tests load the machine),
+// waits for them, and serves the explorer with httptest.
+func serve(t *testing.T, p program, stages string) (*explore.Session, string) {
 	t.Helper()
-	s, err := explore.Open(p.trace, explore.Options{Spec: p.spec})
+	s, err := explore.Open(p.trace, explore.Options{Spec: p.spec, Stages: stages})
 	if err != nil {
 		t.Fatalf("explore.Open: %v", err)
 	}
