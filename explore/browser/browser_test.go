@@ -25,9 +25,7 @@ func TestQdtreeOpensAtFirstViolation(t *testing.T) {
 	if run.Initial.TS != f.Violations[0].At.TS {
 		t.Errorf("the run opens at ts %d (%s), the first violation is at ts %d", run.Initial.TS, run.Initial.Label, f.Violations[0].At.TS)
 	}
-	if err := chromedp.Run(ctx, chromedp.Navigate(url)); err != nil {
-		t.Fatal(err)
-	}
+	navigate(t, ctx, url)
 	at := settle(t, ctx, int64(run.Initial.TS))
 	fault := f.Faults[0].Stmt
 	if at.File != fault.File || at.Line != int(fault.Line) {
@@ -79,9 +77,7 @@ func TestCountsAtMoments(t *testing.T) {
 		s, url := serve(t, p, "none")
 		last := s.Run().Changes
 		for _, ts := range []uint32{0, 1, last / 3, last / 2, 2 * last / 3, last} {
-			if err := chromedp.Run(ctx, chromedp.Navigate(fmt.Sprintf("%s?ts=%d", url, ts))); err != nil {
-				t.Fatal(err)
-			}
+			navigate(t, ctx, fmt.Sprintf("%s?ts=%d", url, ts))
 			checkCounts(t, p.trace, settle(t, ctx, int64(ts)))
 		}
 		eval(t, ctx, `document.getElementById("prev-change").click()`, nil)
@@ -112,9 +108,7 @@ func TestNodePane(t *testing.T) {
 		t.Fatal("list.c's graph never has an edge")
 	}
 	from := g.Edges[0].From
-	if err := chromedp.Run(ctx, chromedp.Navigate(fmt.Sprintf("%s?ts=%d&node=%s", url, bestTS, from))); err != nil {
-		t.Fatal(err)
-	}
+	navigate(t, ctx, fmt.Sprintf("%s?ts=%d&node=%s", url, bestTS, from))
 	settle(t, ctx, int64(bestTS))
 	var pane struct {
 		Selected int    `json:"selected"`
@@ -152,9 +146,7 @@ func TestFollowFinding(t *testing.T) {
 		t.Fatal("the server found no crash in crash.c's run")
 	}
 	// Open somewhere else first: at the start, on another line.
-	if err := chromedp.Run(ctx, chromedp.Navigate(url+"?ts=0&line=1&file="+f.Crash.Where.File)); err != nil {
-		t.Fatal(err)
-	}
+	navigate(t, ctx, url+"?ts=0&line=1&file="+f.Crash.Where.File)
 	if at := settle(t, ctx, 0); at.Line != 1 {
 		t.Fatalf("the link's line=1 is not selected: line %d", at.Line)
 	}
@@ -209,9 +201,7 @@ func TestReportOffline(t *testing.T) {
 	if f.Crash == nil {
 		t.Fatal("the server found no crash in crash.c's run")
 	}
-	if err := chromedp.Run(ctx, chromedp.Navigate("file://"+out)); err != nil {
-		t.Fatal(err)
-	}
+	navigate(t, ctx, "file://"+out)
 	at := settle(t, ctx, int64(f.Crash.At.TS))
 	checkCounts(t, p.trace, at)
 	if at.Line != int(f.Crash.Where.Line) || at.File != f.Crash.Where.File {
@@ -245,9 +235,7 @@ func TestTimeline(t *testing.T) {
 	p := list(t)
 	s, url := serve(t, p, "none")
 	ctx := browse(t)
-	if err := chromedp.Run(ctx, chromedp.Navigate(url+"?ts=0")); err != nil {
-		t.Fatal(err)
-	}
+	navigate(t, ctx, url+"?ts=0")
 	settle(t, ctx, 0)
 	mouse := func(kind string, frac float64) string {
 		return fmt.Sprintf(`(() => { const svg = document.getElementById("timeline"), r = svg.getBoundingClientRect();
@@ -298,9 +286,7 @@ func TestExpandGroup(t *testing.T) {
 	s, url := serve(t, p, "none")
 	ctx := browse(t)
 	last := s.Run().Changes
-	if err := chromedp.Run(ctx, chromedp.Navigate(fmt.Sprintf("%s?ts=%d", url, last))); err != nil {
-		t.Fatal(err)
-	}
+	navigate(t, ctx, fmt.Sprintf("%s?ts=%d", url, last))
 	before := settle(t, ctx, int64(last))
 	if !before.Collapsed {
 		t.Fatalf("the quad tree's graph at its end (%d nodes) is not collapsed", before.TotalNodes)
@@ -348,9 +334,7 @@ func TestBugChains(t *testing.T) {
 		t.Fatalf("no bug finding with a chain in df_shallow_copy's run (%d bugs)", len(f.Bugs))
 	}
 	b := f.Bugs[bug]
-	if err := chromedp.Run(ctx, chromedp.Navigate(url+"?ts=0")); err != nil {
-		t.Fatal(err)
-	}
+	navigate(t, ctx, url+"?ts=0")
 	settle(t, ctx, 0)
 	eval(t, ctx, fmt.Sprintf(`document.querySelector('#findings li[data-kind="bug"][data-key="%d"]').click()`, bug), nil)
 	at := settle(t, ctx, int64(b.At.TS))

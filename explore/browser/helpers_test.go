@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -44,15 +45,32 @@ func chromium(t *testing.T) string {
 }
 
 // browse starts a headless Chromium with a fresh profile and returns a
-// context for its first tab, cancelled when the test ends.
+// context for its first tab, cancelled when the test ends. A browser that
+// dies while starting (seen on a heavily loaded machine) is started once
+// more; its output is logged when the test fails.
 func browse(t *testing.T) context.Context {
 	t.Helper()
+	var err error
+	for try := 0; try < 2; try++ {
+		var ctx context.Context
+		if ctx, err = startBrowser(t); err == nil {
+			return ctx
+		}
+		t.Logf("chromium did not start (try %d): %v", try+1, err)
+	}
+	t.Fatalf("start chromium: %v", err)
+	return nil
+}
+
+// startBrowser starts one browser and checks that its tab answers.
+func startBrowser(t *testing.T) (context.Context, error) {
 	// A fresh profile, removed after the browser has gone (not t.TempDir:
 	// Chromium's helpers may still write there while it exits).
 	profile, err := os.MkdirTemp("", "mgtrace-chromium-")
 	if err != nil {
 		t.Fatal(err)
 	}
+	var out syncBuffer
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(chromium(t)),
 		chromedp.Flag("headless", true),
@@ -66,22 +84,48 @@ func browse(t *testing.T) context.Context {
 		chromedp.Flag("disable-dev-shm-usage", true),
 		chromedp.UserDataDir(profile),
 		chromedp.WindowSize(1400, 900),
+		chromedp.CombinedOutput(&out),
 	}
 	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancelB := chromedp.NewContext(actx, chromedp.WithLogf(t.Logf))
 	ctx, cancelC := context.WithTimeout(ctx, 5*time.Minute)
-	t.Cleanup(func() {
+	stop := func() {
 		cancelC()
 		cancelB()
 		cancelA()
 		for i := 0; i < 20 && os.RemoveAll(profile) != nil; i++ {
 			time.Sleep(100 * time.Millisecond)
 		}
-	})
-	if err := chromedp.Run(ctx); err != nil {
-		t.Fatalf("start chromium: %v", err)
 	}
-	return ctx
+	if err := chromedp.Run(ctx, chromedp.Navigate("about:blank")); err != nil {
+		stop()
+		return nil, fmt.Errorf("%w; chromium said: %s", err, out.String())
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("chromium's output:\n%s", out.String())
+		}
+		stop()
+	})
+	return ctx, nil
+}
+
+// syncBuffer is a bytes.Buffer safe for the browser's output goroutine.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 // program is a recorded demo program.
@@ -237,7 +281,14 @@ func settle(t *testing.T, ctx context.Context, ts int64) shown {
 	}
 	cond = `(` + cond + `) || !!document.body.dataset.error`
 	var ok bool
-	if err := chromedp.Run(ctx, chromedp.Poll(cond, &ok, chromedp.WithPollingTimeout(60*time.Second))); err != nil {
+	err := chromedp.Run(ctx, chromedp.Poll(cond, &ok, chromedp.WithPollingTimeout(60*time.Second)))
+	// A poll begun as a navigation ends can lose its execution context
+	// ("Cannot find context with specified id"): poll again.
+	for try := 0; try < 3 && err != nil && strings.Contains(err.Error(), "context with specified id"); try++ {
+		time.Sleep(200 * time.Millisecond)
+		err = chromedp.Run(ctx, chromedp.Poll(cond, &ok, chromedp.WithPollingTimeout(60*time.Second)))
+	}
+	if err != nil {
 		var s shown
 		chromedp.Run(ctx, chromedp.Evaluate(shownJS, &s))
 		t.Fatalf("the page did not show the graph at ts %d: %v (it shows %+v)", ts, err, s)
@@ -345,4 +396,19 @@ func sliceLines(s *explore.SliceMark, file string) int {
 		}
 	}
 	return len(seen)
+}
+
+// navigate opens url in the tab; a navigation that fails while the tab is
+// still there (chromedp reports an interrupted load as cancelled) is tried
+// once more.
+func navigate(t *testing.T, ctx context.Context, url string) {
+	t.Helper()
+	err := chromedp.Run(ctx, chromedp.Navigate(url))
+	if err != nil && ctx.Err() == nil {
+		t.Logf("navigate %s: %v; trying again", url, err)
+		err = chromedp.Run(ctx, chromedp.Navigate(url))
+	}
+	if err != nil {
+		t.Fatalf("navigate %s: %v (tab: %v)", url, err, ctx.Err())
+	}
 }
