@@ -6,6 +6,7 @@ import (
 
 	"github.com/mgtrace/mgtrace/schema"
 	"github.com/mgtrace/mgtrace/schema/tracepb"
+	"github.com/mgtrace/mgtrace/slice/insn"
 	"github.com/mgtrace/mgtrace/walk"
 )
 
@@ -164,6 +165,29 @@ func (r *registers) observe(ev *schema.Event, reg tracepb.Register, v uint64, af
 	t.regs[reg] = regVal{known: true, lo: v, seq: ev.Seq, pc: ev.PC, how: how}
 }
 
+// onLoad applies a load that moves its whole value into a register (mov
+// r64, [m]; mov r32, [m], which zeroes the upper half; pop; lods; a
+// 16-byte vector load): the register holds the value after it.
+func (r *registers) onLoad(ev *schema.Event) {
+	st, err := r.dec.Static(ev.PC)
+	if err != nil || st.Bad {
+		return
+	}
+	in := &st.Info
+	if in.Flow != insn.FlowMove || !in.SrcMem || in.DstMem || in.Dst == 0 || uint32(in.Width) != ev.Size {
+		return
+	}
+	switch {
+	case in.Dst <= tracepb.Register_R15 && (in.Width == 8 || in.Width == 4):
+		r.observe(ev, in.Dst, ev.Value, true, "loaded from memory")
+	case in.Dst >= tracepb.Register_XMM0 && in.Dst <= tracepb.Register_XMM15 && in.Width == 16 && len(ev.Data) == 16:
+		r.observe(ev, in.Dst, binary.LittleEndian.Uint64(ev.Data), true, "loaded from memory")
+		if t := r.threads[ev.Thread]; t != nil && t.regs[in.Dst].known && t.regs[in.Dst].seq == ev.Seq {
+			t.regs[in.Dst].wide, t.regs[in.Dst].hi = true, binary.LittleEndian.Uint64(ev.Data[8:])
+		}
+	}
+}
+
 // syscallArgs are the registers of a system call's arguments.
 var syscallArgs = [schema.NumArgs]tracepb.Register{
 	tracepb.Register_RDI, tracepb.Register_RSI, tracepb.Register_RDX,
@@ -188,6 +212,9 @@ func (r *registers) add(ev *schema.Event) {
 	case schema.KindLoad, schema.KindStore:
 		if ev.BaseReg != 0 {
 			r.observe(ev, tracepb.Register(ev.BaseReg), ev.Base, false, "base register of a "+ev.Kind.String())
+		}
+		if ev.Kind == schema.KindLoad {
+			r.onLoad(ev)
 		}
 	case schema.KindDerive:
 		if ev.BaseReg != 0 {
