@@ -187,8 +187,8 @@ func TestMoments(t *testing.T) {
 func TestRegisters(t *testing.T) {
 	// 0x401000: nop; call 0x402000        (the call's arguments)
 	// 0x402000: mov rdi, rax; ret         (defines rdi)
-	// 0x401006: mov rax, [rsi]; mov rsi, rbx  (a load through rsi, then
-	//           both defined: the load's base is not kept either)
+	// 0x401006: mov rax, [rsi]; mov rsi, rbx  (a load through rsi into
+	//           rax; rsi redefined: the load's base is not kept)
 	tables := &tracepb.Tables{Instructions: []*tracepb.Instruction{
 		{Pc: 0x401000, Code: []byte{0x90}},
 		{Pc: 0x401001, Code: []byte{0xe8, 0xfa, 0x0f, 0x00, 0x00}},
@@ -211,7 +211,7 @@ func TestRegisters(t *testing.T) {
 	}{
 		{1, "rcx=0x4 rdx=0x3 rsp=0x7ff0 rsi=0x2 rdi=0x1 r8=0x5 r9=0x6"},
 		{3, "rax=0x2a rcx=0x4 rdx=0x3 rsp=0x7ff8 rsi=0x2 r8=0x5 r9=0x6"},
-		{5, "rcx=0x4 rdx=0x3 rsp=0x7ff8 r8=0x5 r9=0x6"},
+		{5, "rax=0x7 rcx=0x4 rdx=0x3 rsp=0x7ff8 r8=0x5 r9=0x6"},
 	} {
 		v, err := At(open(t, tables, evs...), nil, Moment{Seq: tc.at}, Query{Registers: true}, nil)
 		if err != nil {
