@@ -61,6 +61,20 @@ type Moment struct {
 	Spec   string // as the user wrote it, for the view ("cpoint:3")
 }
 
+// QueryError is a query the trace cannot answer as asked: a moment it
+// does not have, a node the graph does not have, an unknown type, a
+// global (traces hold no data symbols), an empty or too large range. A
+// server answers it with a 4xx status; any other error of At is the
+// trace's (unreadable, corrupt).
+type QueryError struct{ Msg string }
+
+func (e *QueryError) Error() string { return e.Msg }
+
+// queryErrorf returns a *QueryError.
+func queryErrorf(format string, args ...any) error {
+	return &QueryError{Msg: fmt.Sprintf(format, args...)}
+}
+
 // ErrNeedsGraph is returned by Resolve without a graph for a moment that
 // is an MG++ timestamp: build the graph and resolve again.
 var ErrNeedsGraph = errors.New("a timestamp moment needs the memory graph")
@@ -108,19 +122,19 @@ func Resolve(g *mgbuild.Graph, at string) (Moment, error) {
 	case kind == "seq":
 		n, err := strconv.ParseUint(arg, 10, 64)
 		if err != nil {
-			return Moment{}, fmt.Errorf("moment %q: bad sequence number", at)
+			return Moment{}, queryErrorf("moment %q: bad sequence number", at)
 		}
 		return Moment{Seq: n, Spec: at}, nil
 	case kind == "cpoint":
 		n, err := strconv.Atoi(arg)
 		if err != nil || n < 1 {
-			return Moment{}, fmt.Errorf("moment %q: C-points are numbered from 1", at)
+			return Moment{}, queryErrorf("moment %q: C-points are numbered from 1", at)
 		}
 		return Moment{CPoint: n, Spec: at}, nil
 	case kind == "mark":
 		return Moment{Mark: arg, Spec: at}, nil
 	}
-	return Moment{}, fmt.Errorf("moment %q: want end, a timestamp, seq:N, cpoint:N or mark:NAME", at)
+	return Moment{}, queryErrorf("moment %q: want end, a timestamp, seq:N, cpoint:N or mark:NAME", at)
 }
 
 // point returns the C-point or marker a resolved moment names.
@@ -167,10 +181,10 @@ type Query struct {
 // with the sequence number of the event being read.
 func At(r *schema.Reader, g *mgbuild.Graph, at Moment, q Query, progress func(seq uint64)) (*View, error) {
 	if len(q.Globals) > 0 {
-		return nil, fmt.Errorf("global %q: the trace holds no data symbols (globals' addresses are not recorded); give its address with a range instead", q.Globals[0])
+		return nil, queryErrorf("global %q: the trace holds no data symbols (globals' addresses are not recorded); give its address with a range instead", q.Globals[0])
 	}
 	if len(q.Nodes) > 0 && g == nil {
-		return nil, errors.New("node queries need the memory graph")
+		return nil, queryErrorf("node queries need the memory graph")
 	}
 	v := &View{Trace: r.Name(), Moment: at.Spec}
 	var snap *mgbuild.Snapshot
@@ -184,7 +198,7 @@ func At(r *schema.Reader, g *mgbuild.Graph, at Moment, q Query, progress func(se
 	total := uint64(0)
 	for _, rg := range q.Ranges {
 		if rg.Len == 0 || rg.Addr+rg.Len < rg.Addr {
-			return nil, fmt.Errorf("range %#x:%d: empty or past the end of the address space", rg.Addr, rg.Len)
+			return nil, queryErrorf("range %#x:%d: empty or past the end of the address space", rg.Addr, rg.Len)
 		}
 		total += rg.Len
 		track = append(track, [2]uint64{rg.Addr, rg.Addr + rg.Len})
@@ -200,7 +214,7 @@ func At(r *schema.Reader, g *mgbuild.Graph, at Moment, q Query, progress func(se
 		track = append(track, [2]uint64{n.lo, n.hi})
 	}
 	if total > MaxBytes {
-		return nil, fmt.Errorf("%d bytes asked for; at most %d are shown at once", total, MaxBytes)
+		return nil, queryErrorf("%d bytes asked for; at most %d are shown at once", total, MaxBytes)
 	}
 	mem := newMemory(track)
 	var regs *registers
@@ -270,13 +284,13 @@ func momentTS(g *mgbuild.Graph, at Moment) mgbuild.TS {
 func notFound(at Moment, cps uint64, events uint64) error {
 	switch {
 	case at.CPoint > 0:
-		return fmt.Errorf("moment %q: the trace has %d C-points", at.Spec, cps)
+		return queryErrorf("moment %q: the trace has %d C-points", at.Spec, cps)
 	case at.Mark != "":
-		return fmt.Errorf("moment %q: no marker called %q", at.Spec, at.Mark)
+		return queryErrorf("moment %q: no marker called %q", at.Spec, at.Mark)
 	case events == 0:
-		return errors.New("the trace has no events")
+		return queryErrorf("the trace has no events")
 	}
-	return fmt.Errorf("moment seq:%d: the trace's last event is %d", at.Seq, events-1)
+	return queryErrorf("moment seq:%d: the trace's last event is %d", at.Seq, events-1)
 }
 
 // pass reads the trace, applying events to mem and regs up to the moment

@@ -2,6 +2,7 @@ package state
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -242,7 +243,8 @@ func TestQueryErrors(t *testing.T) {
 		{Query{Ranges: []Range{{0, MaxBytes + 1}}}, "at most"},
 	} {
 		_, err := At(open(t, nil, nop()), nil, Moment{End: true}, tc.q, nil)
-		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
+		var qe *QueryError
+		if !errors.As(err, &qe) || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%+v: got %v, want one line with %q", tc.q, err, tc.want)
 		}
 	}

@@ -24,10 +24,10 @@ type nodeAt struct {
 func findNode(g *mgbuild.Graph, snap *mgbuild.Snapshot, id mgbuild.NodeID) (nodeAt, error) {
 	n := g.Node(id)
 	if n == nil {
-		return nodeAt{}, fmt.Errorf("node %d: the graph has nodes 1 to %d", id, len(g.Nodes))
+		return nodeAt{}, queryErrorf("node %d: the graph has nodes 1 to %d", id, len(g.Nodes))
 	}
 	if n.Created > snap.TS {
-		return nodeAt{}, fmt.Errorf("node %d: not created yet at timestamp %d (created at %d)", id, snap.TS, n.Created)
+		return nodeAt{}, queryErrorf("node %d: not created yet at timestamp %d (created at %d)", id, snap.TS, n.Created)
 	}
 	out := nodeAt{node: n, status: "live"}
 	if lo, hi, ok := snap.Extent(id); ok {
@@ -40,7 +40,7 @@ func findNode(g *mgbuild.Graph, snap *mgbuild.Snapshot, id mgbuild.NodeID) (node
 			}
 		}
 		if !found {
-			return nodeAt{}, fmt.Errorf("node %d: no extent at timestamp %d", id, snap.TS)
+			return nodeAt{}, queryErrorf("node %d: no extent at timestamp %d", id, snap.TS)
 		}
 		out.status = "freed"
 		if n.Kind != mgbuild.NodeChunk {
@@ -178,7 +178,7 @@ func chooseLayout(t *schema.Tables, g *mgbuild.Graph, n *mgbuild.Node, size uint
 		if ty := t.Types[name]; ty != nil {
 			return ty, "--type", nil
 		}
-		return nil, "", fmt.Errorf("type %q: the trace's debug information has no such struct (it has %s)", q.Type, typeList(t, 0))
+		return nil, "", queryErrorf("type %q: the trace's debug information has no such struct (it has %s)", q.Type, typeList(t, 0))
 	}
 	if q.Spec != nil && n.Site != 0 {
 		loc := t.Locate(n.Site)
