@@ -228,6 +228,12 @@ func (r *registers) onLoad(ev *schema.Event) {
 	}
 }
 
+// System calls after which no register value shown before holds.
+const (
+	sysRtSigreturn = 15
+	sysExecve      = 59
+)
+
 // syscallArgs are the registers of a system call's arguments.
 var syscallArgs = [schema.NumArgs]tracepb.Register{
 	tracepb.Register_RDI, tracepb.Register_RSI, tracepb.Register_RDX,
@@ -271,7 +277,17 @@ func (r *registers) add(ev *schema.Event) {
 	case schema.KindReturn:
 		r.observe(ev, tracepb.Register_RAX, ev.Value, false, "return value")
 		r.observe(ev, tracepb.Register_RSP, ev.SP, true, "stack pointer after a return")
+	case schema.KindSignal:
+		// The kernel set up the handler's registers (its arguments, the
+		// stack) without an instruction the trace shows.
+		r.thread(ev.Thread).regs = [numRegs]regVal{}
 	case schema.KindSyscall:
+		if ev.Num == sysRtSigreturn || ev.Num == sysExecve {
+			// Every register was restored from the signal frame, or the
+			// program replaced.
+			r.thread(ev.Thread).regs = [numRegs]regVal{}
+			return
+		}
 		for i, reg := range syscallArgs {
 			r.observe(ev, reg, ev.Args[i], true, "system call argument")
 		}
