@@ -64,7 +64,8 @@ type Origin struct {
 	// moment read it, no write between); unknown: never (nothing in the
 	// trace wrote or read it), syscall (a system call wrote it without
 	// the bytes being recorded), input-unrecorded, clobber, unrecorded
-	// (the run went on unrecorded after a region ended).
+	// (the run went on unrecorded after a region ended), signal (a
+	// signal's delivery may have written its frame there).
 	How  string     `json:"how"`
 	Seq  *uint64    `json:"seq,omitempty"`  // the event that gave the origin
 	Stmt *Statement `json:"stmt,omitempty"` // its statement (the store, the load, the system call)

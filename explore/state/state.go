@@ -412,5 +412,18 @@ func applyMemory(mem *memory, ev *schema.Event) {
 		if ev.Num == 2 && len(mem.spans) > 0 {
 			mem.unrecorded(ev)
 		}
+	case schema.KindCall, schema.KindReturn:
+		if len(mem.spans) > 0 {
+			mem.sp[ev.Thread] = ev.SP
+		}
+	case schema.KindSignal:
+		// The kernel wrote the handler's frame below the stack pointer
+		// (or on an alternate stack: not known).
+		if sp, ok := mem.sp[ev.Thread]; ok && len(mem.spans) > 0 {
+			lo := sp - min(sp, signalFrame)
+			if mem.overlaps(lo, sp-lo) {
+				mem.write(ev, lo, sp-lo, HowSignal, nil)
+			}
+		}
 	}
 }

@@ -106,6 +106,10 @@ func TestValueRules(t *testing.T) {
 		{"syscall that writes nothing", 1, []schema.Event{store(base, 4, 0x44332211), {Kind: schema.KindSyscall, Num: 1, Value: 4, Args: [6]uint64{1, base, 4}}}, "11 22 33 44 | store@0"},
 		{"region end", 1, []schema.Event{store(base, 4, 0x44332211), {Kind: schema.KindRegion, Num: 2, Count: 1}}, "?? ?? ?? ?? | unrecorded@1"},
 		{"region start contents", 2, []schema.Event{{Kind: schema.KindRegion, Num: 1, Count: 1}, {Kind: schema.KindMemory, Addr: base, Size: 4, Value: 0x0d0c0b0a}, nop()}, "0a 0b 0c 0d | memory@1"},
+		{"signal frame", 2, []schema.Event{store(base, 4, 0x44332211), {Kind: schema.KindCall, PC: 0x401001, SP: base + 0x100},
+			{Kind: schema.KindSignal, PC: 0x401002, Num: 10}}, "?? ?? ?? ?? | signal@2"},
+		{"signal frame below", 2, []schema.Event{store(base, 4, 0x44332211), {Kind: schema.KindCall, PC: 0x401001, SP: base},
+			{Kind: schema.KindSignal, PC: 0x401002, Num: 10}}, "11 22 33 44 | store@0"},
 		{"inject", 0, []schema.Event{{Kind: schema.KindInject, Addr: base, Size: 4, Value: 0x0d0c0b0a}}, "0a 0b 0c 0d | inject@0"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -196,6 +196,8 @@ func originText(o Origin) string {
 		s = "unknown: clobbered by an excluded run"
 	case "memory":
 		s = "contents at the region's start"
+	case "signal":
+		s = "unknown: below the stack pointer when a signal was delivered (its frame)"
 	default:
 		s = o.How
 	}
