@@ -48,7 +48,8 @@ type Memory struct {
 	// of consecutive bytes with the same origin, in address order.
 	Origins []Origin `json:"origins"`
 	// Node is the heap node that held Addr at the moment, when a graph
-	// was given and one did.
+	// was given: a live one, else the allocator block last freed before
+	// the moment that held it.
 	Node *NodeRef `json:"node,omitempty"`
 }
 

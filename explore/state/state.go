@@ -239,9 +239,7 @@ func At(r *schema.Reader, g *mgbuild.Graph, at Moment, q Query, progress func(se
 	for _, rg := range q.Ranges {
 		m := memoryView(mem, tables, rg.Addr, rg.Addr+rg.Len)
 		if snap != nil {
-			if id := snap.Find(rg.Addr); id != 0 {
-				m.Node = &NodeRef{ID: uint32(id), Status: "live"}
-			}
+			m.Node = holder(g, snap, rg.Addr)
 		}
 		v.Memory = append(v.Memory, m)
 	}
@@ -426,4 +424,25 @@ func applyMemory(mem *memory, ev *schema.Event) {
 			}
 		}
 	}
+}
+
+// holder returns the node that held addr at the snapshot's moment: a live
+// one, else the allocator block freed last before the moment that held
+// it; nil when none did.
+func holder(g *mgbuild.Graph, snap *mgbuild.Snapshot, addr uint64) *NodeRef {
+	if id := snap.Find(addr); id != 0 {
+		return &NodeRef{ID: uint32(id), Status: "live"}
+	}
+	var best *mgbuild.Node
+	for i := range g.Nodes {
+		n := &g.Nodes[i]
+		if n.Kind == mgbuild.NodeChunk && n.Ended != 0 && n.Ended <= snap.TS &&
+			n.Head <= addr && addr-n.Head < max(n.Size, 1) && (best == nil || n.Ended > best.Ended) {
+			best = n
+		}
+	}
+	if best == nil {
+		return nil
+	}
+	return &NodeRef{ID: uint32(best.ID), Status: "freed"}
 }

@@ -253,3 +253,76 @@ func TestQueryErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestFree checks, on a synthetic allocator-aware graph, that a freed
+// block shows as freed with the values its bytes had, the free itself
+// changing none, and that the node is live before the free.
+func TestFree(t *testing.T) {
+	const code, heap, sp = 0x400000, 0x4a000, 0x7ff000
+	tables := &tracepb.Tables{
+		Modules: []*tracepb.Module{{Id: 1, Path: "/prog", Start: code, End: code + 0x10000}},
+		Functions: []*tracepb.Function{
+			{Id: 1, Name: "main", ModuleId: 1, Low: code, High: code + 0x1000},
+			{Id: 2, Name: "malloc", ModuleId: 1, Low: code + 0x1000, High: code + 0x1100},
+			{Id: 3, Name: "free", ModuleId: 1, Low: code + 0x1100, High: code + 0x1200},
+		},
+	}
+	evs := []schema.Event{
+		{Kind: schema.KindSyscall, PC: code + 0x4, Num: 12, Value: heap},                                            // brk(0)
+		{Kind: schema.KindSyscall, PC: code + 0x8, Num: 12, Value: heap + 0x21000, Args: [6]uint64{heap + 0x21000}}, // the heap
+		{Kind: schema.KindCall, PC: code + 0x10, Addr: code + 0x1000, SP: sp - 8, Args: [6]uint64{16}},
+		{Kind: schema.KindReturn, PC: code + 0x1010, Addr: code + 0x15, SP: sp, Value: heap},
+		{Kind: schema.KindStore, PC: code + 0x20, Addr: heap, Size: 8, Value: 0x1122334455667788},
+		{Kind: schema.KindCall, PC: code + 0x30, Addr: code + 0x1100, SP: sp - 8, Args: [6]uint64{heap}},
+		{Kind: schema.KindReturn, PC: code + 0x1110, Addr: code + 0x35, SP: sp},
+		{Kind: schema.KindExit},
+	}
+	b, err := tracetest.WriteTrace(withThread(evs), tables, schema.WriterOptions{}, &tracepb.ExitStatus{Ended: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reader := func() *schema.Reader {
+		r, err := schema.NewReader(bytes.NewReader(b), int64(len(b)), "synthetic")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { r.Close() })
+		return r
+	}
+	g, err := mgbuild.Build(reader(), mgbuild.Options{Mode: mgbuild.Aware})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(g.Nodes) != 1 {
+		t.Fatalf("%d nodes, want the malloc'd block", len(g.Nodes))
+	}
+	for _, tc := range []struct {
+		at, status, bytes string
+	}{
+		{"seq:4", "live", "88 77 66 55 44 33 22 11 ?? ?? ?? ?? ?? ?? ?? ?? | store@4 never"},
+		{"end", "freed", "88 77 66 55 44 33 22 11 ?? ?? ?? ?? ?? ?? ?? ?? | store@4 never"},
+	} {
+		m, err := Resolve(g, tc.at)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := At(reader(), g, m, Query{Nodes: []mgbuild.NodeID{1}, Ranges: []Range{{heap + 4, 2}}}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := v.Nodes[0]
+		if n.Status != tc.status || show(n.Memory) != tc.bytes {
+			t.Errorf("%s: %s, %s; want %s, %s", tc.at, n.Status, show(n.Memory), tc.status, tc.bytes)
+		}
+		if h := v.Memory[0].Node; h == nil || h.ID != 1 || h.Status != tc.status {
+			t.Errorf("%s: the range's node is %+v, want node 1 %s", tc.at, h, tc.status)
+		}
+	}
+}
+
+func withThread(evs []schema.Event) []schema.Event {
+	for i := range evs {
+		evs[i].Thread = 1
+	}
+	return evs
+}
