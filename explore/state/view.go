@@ -195,6 +195,20 @@ func chooseLayout(t *schema.Tables, g *mgbuild.Graph, n *mgbuild.Node, size uint
 				return nil, fmt.Sprintf("none: the spec binds the allocation site to %s, which has no struct layout", b.Type), nil
 			}
 		}
+		// A structure type without any binding binds by size.
+		bound := map[string]bool{}
+		for _, b := range q.Spec.Bindings {
+			bound[b.Type] = true
+		}
+		var fits []*tracepb.StructType
+		for _, d := range q.Spec.Types {
+			if ty := t.Types[d.Name]; !d.Array && !bound[d.Name] && ty != nil && ty.Size == size {
+				fits = append(fits, ty)
+			}
+		}
+		if len(fits) == 1 {
+			return fits[0], "spec", nil
+		}
 	}
 	var fits []*tracepb.StructType
 	for _, ty := range t.Types {

@@ -112,7 +112,7 @@ static void add_cell(void) {
             exit(1);
         note_block(table);
     }
-    struct cell *c = malloc(sizeof *c);
+    struct cell *c = malloc(sizeof *c); /* ALLOC */
     if (!c)
         exit(1);
     int i = ncells++;
