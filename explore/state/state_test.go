@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -325,4 +326,49 @@ func withThread(evs []schema.Event) []schema.Event {
 		evs[i].Thread = 1
 	}
 	return evs
+}
+
+// TestRandomStreams runs queries over random streams of every event kind
+// (tracetest.RandomStream): no panic, every moment reached, and a byte is
+// known exactly when its origin says so.
+func TestRandomStreams(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 9))
+	for i := 0; i < 20; i++ {
+		evs := tracetest.RandomStream(rng, 2000)
+		var ranges []Range
+		for _, ev := range evs {
+			if ev.Kind == schema.KindStore && len(ranges) < 4 && ev.Addr >= 4 && ev.Addr < 1<<63 {
+				ranges = append(ranges, Range{ev.Addr - 4, 16})
+			}
+		}
+		if len(ranges) == 0 {
+			continue
+		}
+		at := uint64(rng.IntN(len(evs)))
+		b, err := tracetest.WriteTrace(evs, nil, schema.WriterOptions{}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := schema.NewReader(bytes.NewReader(b), int64(len(b)), "random")
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := At(r, nil, Moment{Seq: at}, Query{Ranges: ranges, Registers: true}, nil)
+		r.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v.Seq != at {
+			t.Errorf("moment seq %d, want %d", v.Seq, at)
+		}
+		for _, m := range v.Memory {
+			for _, o := range m.Origins {
+				for k := o.Offset; k < o.Offset+o.Len; k++ {
+					if (m.Bytes[k] != nil) != o.Known {
+						t.Fatalf("byte %d of %s: value %v, origin %+v", k, m.Addr, m.Bytes[k], o)
+					}
+				}
+			}
+		}
+	}
 }
