@@ -47,6 +47,9 @@ type thread struct {
 	lastP uint64 // the pc of its last event that has one
 	lastS uint64 // that event's seq
 	seen  bool
+	// signalled: a signal was delivered and the thread has run no block
+	// since.
+	signalled bool
 }
 
 // registers tracks the threads' registers through the pass. A value an
@@ -151,9 +154,10 @@ func (r *registers) onBlock(ev *schema.Event) {
 	t := r.thread(ev.Thread)
 	t.cur = r.decodeBlock(ev.PC, ev.Count)
 	kill := allRegs
-	if t.cur != nil {
+	if t.cur != nil && !t.signalled {
 		kill = t.cur.all
 	}
+	t.signalled = false
 	for kill != 0 {
 		i := bits.TrailingZeros64(kill)
 		kill &= kill - 1
@@ -278,9 +282,11 @@ func (r *registers) add(ev *schema.Event) {
 		r.observe(ev, tracepb.Register_RAX, ev.Value, false, "return value")
 		r.observe(ev, tracepb.Register_RSP, ev.SP, true, "stack pointer after a return")
 	case schema.KindSignal:
-		// The kernel set up the handler's registers (its arguments, the
-		// stack) without an instruction the trace shows.
-		r.thread(ev.Thread).regs = [numRegs]regVal{}
+		// If a handler runs, the kernel sets up its registers (its
+		// arguments, the stack) without an instruction the trace shows:
+		// the thread's next block drops them all. Until then (a fatal
+		// signal) they are those at the fault.
+		r.thread(ev.Thread).signalled = true
 	case schema.KindSyscall:
 		if ev.Num == sysRtSigreturn || ev.Num == sysExecve {
 			// Every register was restored from the signal frame, or the

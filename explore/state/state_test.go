@@ -211,11 +211,16 @@ func TestRegisters(t *testing.T) {
 		{Kind: schema.KindBlock, PC: 0x401006, Count: 2},
 		{Kind: schema.KindLoad, PC: 0x401006, Addr: 0x9000, Size: 8, Value: 7, BaseReg: schema.Reg(tracepb.Register_RSI), Base: 0x9000},
 	}
+	evs = append(evs,
+		schema.Event{Kind: schema.KindSignal, PC: 0x401006, Num: 10},
+		schema.Event{Kind: schema.KindBlock, PC: 0x401000, Count: 1}) // the handler's first block
 	for _, tc := range []struct {
 		at   uint64
 		want string
 	}{
 		{1, "rcx=0x4 rdx=0x3 rsp=0x7ff0 rsi=0x2 rdi=0x1 r8=0x5 r9=0x6"},
+		{6, "rax=0x7 rcx=0x4 rdx=0x3 rsp=0x7ff8 r8=0x5 r9=0x6"}, // at the signal: as at the fault
+		{7, ""}, // in the handler: none
 		{3, "rax=0x2a rcx=0x4 rdx=0x3 rsp=0x7ff8 rsi=0x2 r8=0x5 r9=0x6"},
 		{5, "rax=0x7 rcx=0x4 rdx=0x3 rsp=0x7ff8 r8=0x5 r9=0x6"},
 	} {
