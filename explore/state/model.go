@@ -119,8 +119,11 @@ type Thread struct {
 	ID uint32 `json:"id"`
 	// Last is the statement of the thread's last event with an
 	// instruction at or before the moment, and LastSeq its event.
-	Last      *Statement `json:"last,omitempty"`
-	LastSeq   uint64     `json:"last_seq"`
+	Last    *Statement `json:"last,omitempty"`
+	LastSeq uint64     `json:"last_seq"`
+	// Exited says the thread had exited by the moment: its registers
+	// are those it exited with (at a crash, those at the fault).
+	Exited    bool       `json:"exited,omitempty"`
 	Registers []Register `json:"registers"`
 }
 

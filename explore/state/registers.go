@@ -50,6 +50,7 @@ type thread struct {
 	// signalled: a signal was delivered and the thread has run no block
 	// since.
 	signalled bool
+	exited    bool
 }
 
 // registers tracks the threads' registers through the pass. A value an
@@ -308,8 +309,9 @@ func (r *registers) add(ev *schema.Event) {
 			}
 		}
 	case schema.KindThreadExit:
-		delete(r.threads, ev.Thread)
-		r.last = nil
+		// Its registers stay as they were when it exited (at a crash,
+		// those at the fault).
+		r.thread(ev.Thread).exited = true
 	}
 }
 

@@ -50,6 +50,9 @@ func WriteText(w io.Writer, v *View) error {
 	}
 	for _, t := range v.Threads {
 		fmt.Fprintf(b, "\nregisters of thread %d", t.ID)
+		if t.Exited {
+			b.WriteString(", which had exited")
+		}
 		if t.Last != nil {
 			fmt.Fprintf(b, " (last at %s, event %d)", stmtText(t.Last), t.LastSeq)
 		}

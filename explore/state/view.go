@@ -256,7 +256,7 @@ func threadViews(regs *registers, t *schema.Tables) []Thread {
 	out := make([]Thread, 0, len(ids))
 	for _, id := range ids {
 		th := regs.threads[id]
-		tv := Thread{ID: uint32(id), Registers: []Register{}}
+		tv := Thread{ID: uint32(id), Exited: th.exited, Registers: []Register{}}
 		if th.seen {
 			tv.Last, tv.LastSeq = statement(t, th.lastP), th.lastS
 		}
