@@ -200,8 +200,17 @@ func At(r *schema.Reader, g *mgbuild.Graph, at Moment, q Query, progress func(se
 		if rg.Len == 0 || rg.Addr+rg.Len < rg.Addr {
 			return nil, queryErrorf("range %#x:%d: empty or past the end of the address space", rg.Addr, rg.Len)
 		}
+		if rg.Len > MaxBytes {
+			return nil, queryErrorf("range %#x:%d: at most %d bytes are shown at once", rg.Addr, rg.Len, MaxBytes)
+		}
 		total += rg.Len
 		track = append(track, [2]uint64{rg.Addr, rg.Addr + rg.Len})
+	}
+	if len(q.Nodes) > 0 && q.Type != "" && g.Tables != nil {
+		// An unknown type is an error before the pass, not after it.
+		if _, _, err := chooseLayout(g.Tables, g, &mgbuild.Node{}, 0, Query{Type: q.Type}); err != nil {
+			return nil, err
+		}
 	}
 	nodes := make([]nodeAt, 0, len(q.Nodes))
 	for _, id := range q.Nodes {

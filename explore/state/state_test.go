@@ -251,6 +251,8 @@ func TestQueryErrors(t *testing.T) {
 		{Query{Ranges: []Range{{base, 0}}}, "empty"},
 		{Query{Ranges: []Range{{^uint64(0) - 1, 4}}}, "past the end of the address space"},
 		{Query{Ranges: []Range{{0, MaxBytes + 1}}}, "at most"},
+		{Query{Ranges: []Range{{0, 1 << 63}, {1 << 63, 1 << 63}}}, "at most"},
+		{Query{Ranges: []Range{{0, MaxBytes}, {MaxBytes, 1}}}, "at most"},
 	} {
 		_, err := At(open(t, nil, nop()), nil, Moment{End: true}, tc.q, nil)
 		var qe *QueryError

@@ -171,6 +171,9 @@ func intValue(bs []*uint8) (uint64, bool) {
 // of the node's size. It returns nil and the reason when none fits.
 func chooseLayout(t *schema.Tables, g *mgbuild.Graph, n *mgbuild.Node, size uint64, q Query) (*tracepb.StructType, string, error) {
 	if t == nil || len(t.Types) == 0 {
+		if q.Type != "" {
+			return nil, "", queryErrorf("type %q: the trace has no struct layouts (the program has no debug information)", q.Type)
+		}
 		return nil, "none: the trace has no struct layouts (debug information)", nil
 	}
 	if q.Type != "" {
