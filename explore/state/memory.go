@@ -84,6 +84,8 @@ type memory struct {
 	// sp is each thread's last stack pointer a call or return showed,
 	// to place the signal frames the kernel writes.
 	sp map[schema.ThreadID]uint64
+	// brk is the program break the last brk call returned.
+	brk uint64
 }
 
 // signalFrame bounds the bytes below the stack pointer that a signal's

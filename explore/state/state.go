@@ -403,6 +403,9 @@ func applyMemory(mem *memory, ev *schema.Event) {
 		if len(mem.spans) == 0 {
 			return
 		}
+		if mapping(mem, ev) {
+			return
+		}
 		for _, m := range walk.SyscallMemory(ev) {
 			if m.Write && mem.overlaps(m.Addr, m.Size) {
 				mem.write(ev, m.Addr, m.Size, HowSyscall, nil)
@@ -454,4 +457,51 @@ func holder(g *mgbuild.Graph, snap *mgbuild.Snapshot, addr uint64) *NodeRef {
 		return nil
 	}
 	return &NodeRef{ID: uint32(best.ID), Status: "freed"}
+}
+
+// System calls that replace the contents of address ranges.
+const (
+	sysMmap      = 9
+	sysMunmap    = 11
+	sysBrk       = 12
+	sysMremap    = 25
+	sysMadvise   = 28
+	madvDontneed = 4
+)
+
+// mapping applies a system call that maps, unmaps or discards memory: the
+// range's bytes become unknown (a new mapping's contents, zero pages, a
+// file's bytes, are not in the trace). It reports whether ev was one.
+func mapping(mem *memory, ev *schema.Event) bool {
+	failed := ev.Value > ^uint64(4095)
+	unknown := func(lo, n uint64) {
+		if !failed && n > 0 && mem.overlaps(lo, n) {
+			mem.write(ev, lo, n, HowSyscall, nil)
+		}
+	}
+	switch ev.Num {
+	case sysMmap:
+		unknown(ev.Value, ev.Args[1])
+	case sysMunmap:
+		unknown(ev.Args[0], ev.Args[1])
+	case sysMremap:
+		unknown(ev.Args[0], ev.Args[1])
+		unknown(ev.Value, ev.Args[2])
+	case sysMadvise:
+		if ev.Args[2] == madvDontneed {
+			unknown(ev.Args[0], ev.Args[1])
+		}
+	case sysBrk:
+		// Memory the break gave back reads as zeros when it is given
+		// again: what lay between the new break and the old one is gone.
+		if !failed && ev.Value != 0 {
+			if mem.brk > ev.Value {
+				unknown(ev.Value, mem.brk-ev.Value)
+			}
+			mem.brk = ev.Value
+		}
+	default:
+		return false
+	}
+	return true
 }
