@@ -114,10 +114,10 @@ func checkNode(n state.Node, c printedCell) []string {
 // wrote are unknown, not zero.
 func TestStateCells(t *testing.T) {
 	bin := testprog.Build(t, "state/cells")
-	trace, out := testprog.RecordOutput(t, bin, "200", "3", "2")
+	trace, out := testprog.RecordOutput(t, bin, "150", "3", "3")
 	cps := parseCells(t, out)
-	if len(cps) != 100 {
-		t.Fatalf("%d checkpoints printed, want 100", len(cps))
+	if len(cps) != 50 {
+		t.Fatalf("%d checkpoints printed, want 50", len(cps))
 	}
 	r, err := schema.Open(trace)
 	if err != nil {
@@ -188,7 +188,7 @@ func TestStateCells(t *testing.T) {
 
 	// Without the graph: the same bytes by address, the C-point found
 	// during the pass.
-	k := 40
+	k := 30
 	m, err := state.Resolve(nil, fmt.Sprintf("cpoint:%d", k+1))
 	if err != nil {
 		t.Fatal(err)
