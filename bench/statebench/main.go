@@ -1,5 +1,5 @@
 // Command statebench measures explore/state's queries (analyze state, the
-// explorer's GET /api/state) on recorded runs of about 10 M events. For
+// explorer's GET /api/state) on recorded runs (one of 9.7 M events). For
 // each benchmark program it records one trace (bin/record), builds its
 // MG++ graph once, and then, on one core (GOMAXPROCS=1), times state.At
 // at moments 10%, 50% and 90% of the way through the run and at its end:
