@@ -31,8 +31,8 @@ trace does not hold (a system call without its bytes) makes it unknown
 again. Unknown bytes are shown as ?? (null in JSON), never guessed; every
 run of bytes says where its value came from. A register is shown when an
 event showed its value (a call's arguments, a return's or system call's
-result, a load's base register, an address derivation, a region's
-registers) and no instruction the thread ran since defines it.
+result, a load's base register or destination, an address derivation, a
+region's registers) and no instruction the thread ran since defines it.
 
 Moments (--at): end (the default), a timestamp N of the MG++ graph, seq:N
 (once trace event N had run), cpoint:N (at the N-th C-point), mark:NAME (at

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mgtrace/mgtrace/explore/state"
 	"github.com/mgtrace/mgtrace/internal/testprog"
+	"github.com/mgtrace/mgtrace/locate/spec"
 	"github.com/mgtrace/mgtrace/mgbuild"
 	"github.com/mgtrace/mgtrace/schema"
 )
@@ -113,10 +114,10 @@ func checkNode(n state.Node, c printedCell) []string {
 // wrote are unknown, not zero.
 func TestStateCells(t *testing.T) {
 	bin := testprog.Build(t, "state/cells")
-	trace, out := testprog.RecordOutput(t, bin, "200", "3", "2")
+	trace, out := testprog.RecordOutput(t, bin, "150", "3", "3")
 	cps := parseCells(t, out)
-	if len(cps) != 100 {
-		t.Fatalf("%d checkpoints printed, want 100", len(cps))
+	if len(cps) != 50 {
+		t.Fatalf("%d checkpoints printed, want 50", len(cps))
 	}
 	r, err := schema.Open(trace)
 	if err != nil {
@@ -187,7 +188,7 @@ func TestStateCells(t *testing.T) {
 
 	// Without the graph: the same bytes by address, the C-point found
 	// during the pass.
-	k := 40
+	k := 30
 	m, err := state.Resolve(nil, fmt.Sprintf("cpoint:%d", k+1))
 	if err != nil {
 		t.Fatal(err)
@@ -205,6 +206,34 @@ func TestStateCells(t *testing.T) {
 	for i := 0; i < c.hi; i++ {
 		if b := v.Memory[0].Bytes[i]; b == nil || *b != c.name[i] {
 			t.Errorf("by address at cpoint:%d: name[%d] = %v, printed %#x", k+1, i, b, c.name[i])
+		}
+	}
+
+	// The layout from a spec: a binding of the allocation site, and a
+	// type without a binding (bound by size).
+	for _, src := range []string{
+		fmt.Sprintf("cell FIELD 6 EDGE 1;\ncell ALLOC cells.c:%d;\n", testprog.Line(t, "state/cells", "/* ALLOC */")),
+		"cell FIELD 6 EDGE 1;\n",
+	} {
+		sp, err := spec.Parse("cells.spec", []byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := state.Resolve(g, fmt.Sprintf("cpoint:%d", k+1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := schema.Open(trace)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := state.At(r, g, m, state.Query{Nodes: []mgbuild.NodeID{g.Snapshot(m.TS).Find(c.addr)}, Spec: sp}, nil)
+		r.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := v.Nodes[0]; n.Type != "cell" || n.TypeRule != "spec" {
+			t.Errorf("spec %q: type %q by %q, want cell by spec", src, n.Type, n.TypeRule)
 		}
 	}
 

@@ -25,6 +25,7 @@ const (
 	HowInputLost      // an INPUT event past the recorder's cap on input bytes: unknown
 	HowClobber        // an execution slice's CLOBBER event: written, value not kept: unknown
 	HowUnrecorded     // the threads ran unrecorded after a region ended: unknown
+	HowSignal         // the kernel may have written a signal frame there: unknown
 )
 
 var howNames = [...]string{
@@ -39,6 +40,7 @@ var howNames = [...]string{
 	HowInputLost:  "input-unrecorded",
 	HowClobber:    "clobber",
 	HowUnrecorded: "unrecorded",
+	HowSignal:     "signal",
 }
 
 // String names the origin as the JSON model does ("store").
@@ -79,13 +81,23 @@ type memory struct {
 	lo, hi    uint64 // the bounds of all spans, for a quick miss
 	after     bool   // the pass is past the moment
 	unsettled int    // after the moment: bytes not yet settled
+	// sp is each thread's last stack pointer a call or return showed,
+	// to place the signal frames the kernel writes.
+	sp map[schema.ThreadID]uint64
+	// brk is the program break the last brk call returned.
+	brk uint64
 }
+
+// signalFrame bounds the bytes below the stack pointer that a signal's
+// delivery may write (the red zone, the frame and the largest XSAVE
+// area, with room to spare).
+const signalFrame = 64 << 10
 
 // newMemory tracks the union of ranges (each [lo, hi)).
 func newMemory(ranges [][2]uint64) *memory {
 	rs := append([][2]uint64(nil), ranges...)
 	sort.Slice(rs, func(i, j int) bool { return rs[i][0] < rs[j][0] })
-	m := &memory{}
+	m := &memory{sp: make(map[schema.ThreadID]uint64)}
 	for _, r := range rs {
 		if r[1] <= r[0] {
 			continue

@@ -48,7 +48,8 @@ type Memory struct {
 	// of consecutive bytes with the same origin, in address order.
 	Origins []Origin `json:"origins"`
 	// Node is the heap node that held Addr at the moment, when a graph
-	// was given and one did.
+	// was given: a live one, else the allocator block last freed before
+	// the moment that held it.
 	Node *NodeRef `json:"node,omitempty"`
 }
 
@@ -64,7 +65,8 @@ type Origin struct {
 	// moment read it, no write between); unknown: never (nothing in the
 	// trace wrote or read it), syscall (a system call wrote it without
 	// the bytes being recorded), input-unrecorded, clobber, unrecorded
-	// (the run went on unrecorded after a region ended).
+	// (the run went on unrecorded after a region ended), signal (a
+	// signal's delivery may have written its frame there).
 	How  string     `json:"how"`
 	Seq  *uint64    `json:"seq,omitempty"`  // the event that gave the origin
 	Stmt *Statement `json:"stmt,omitempty"` // its statement (the store, the load, the system call)
@@ -117,8 +119,11 @@ type Thread struct {
 	ID uint32 `json:"id"`
 	// Last is the statement of the thread's last event with an
 	// instruction at or before the moment, and LastSeq its event.
-	Last      *Statement `json:"last,omitempty"`
-	LastSeq   uint64     `json:"last_seq"`
+	Last    *Statement `json:"last,omitempty"`
+	LastSeq uint64     `json:"last_seq"`
+	// Exited says the thread had exited by the moment: its registers
+	// are those it exited with (at a crash, those at the fault).
+	Exited    bool       `json:"exited,omitempty"`
 	Registers []Register `json:"registers"`
 }
 

@@ -6,6 +6,7 @@ import (
 
 	"github.com/mgtrace/mgtrace/schema"
 	"github.com/mgtrace/mgtrace/schema/tracepb"
+	"github.com/mgtrace/mgtrace/slice/insn"
 	"github.com/mgtrace/mgtrace/walk"
 )
 
@@ -32,6 +33,11 @@ type block struct {
 	pcs    []uint64
 	suffix []uint64 // suffix[i]: registers defined by instructions i.. (allRegs for undecodable ones)
 	all    uint64   // suffix[0]
+	// loadDst[i] is the register instruction i loads a whole value into
+	// (mov r, [m]; pop; lods; a vector load), 0 when none, and
+	// loadWidth[i] that value's size.
+	loadDst   []tracepb.Register
+	loadWidth []uint8
 }
 
 // thread is one thread's registers as the pass knows them.
@@ -41,6 +47,10 @@ type thread struct {
 	lastP uint64 // the pc of its last event that has one
 	lastS uint64 // that event's seq
 	seen  bool
+	// signalled: a signal was delivered and the thread has run no block
+	// since.
+	signalled bool
+	exited    bool
 }
 
 // registers tracks the threads' registers through the pass. A value an
@@ -57,18 +67,31 @@ type registers struct {
 	dec     *walk.Decoder
 	threads map[schema.ThreadID]*thread
 	blocks  map[uint64]*block // by first pc and length: pc<<8 | count (counts > 255 are not cached)
+	// A direct-mapped cache in front of blocks, and the last thread
+	// looked up.
+	cacheKey [blockCache]uint64
+	cacheBlk [blockCache]*block
+	lastID   schema.ThreadID
+	last     *thread
 }
+
+// blockCache is the size of the direct-mapped cache of decoded blocks.
+const blockCache = 4096
 
 func newRegisters(tables *schema.Tables) *registers {
 	return &registers{dec: walk.NewDecoder(tables), threads: make(map[schema.ThreadID]*thread), blocks: make(map[uint64]*block)}
 }
 
 func (r *registers) thread(id schema.ThreadID) *thread {
+	if r.last != nil && r.lastID == id {
+		return r.last
+	}
 	t := r.threads[id]
 	if t == nil {
 		t = &thread{}
 		r.threads[id] = t
 	}
+	r.last, r.lastID = t, id
 	return t
 }
 
@@ -77,12 +100,20 @@ func (r *registers) thread(id schema.ThreadID) *thread {
 func (r *registers) decodeBlock(pc uint64, count uint32) *block {
 	key := pc<<8 | uint64(count)
 	cache := count < 256 && pc < 1<<56
+	k := (key ^ key>>13) % blockCache
 	if cache {
-		if b, ok := r.blocks[key]; ok {
+		if r.cacheKey[k] == key && r.cacheBlk[k] != nil {
+			return r.cacheBlk[k]
+		}
+		if b, ok := r.blocks[key]; ok && b != nil {
+			r.cacheKey[k], r.cacheBlk[k] = key, b
 			return b
+		} else if ok {
+			return nil
 		}
 	}
-	b := &block{pcs: make([]uint64, 0, count), suffix: make([]uint64, count)}
+	b := &block{pcs: make([]uint64, 0, count), suffix: make([]uint64, count),
+		loadDst: make([]tracepb.Register, count), loadWidth: make([]uint8, count)}
 	at := pc
 	for i := uint32(0); i < count; i++ {
 		st, err := r.dec.Static(at)
@@ -96,6 +127,9 @@ func (r *registers) decodeBlock(pc uint64, count uint32) *block {
 			defs = allRegs
 		}
 		b.suffix[i] = defs
+		if in := &st.Info; !st.Bad && in.Flow == insn.FlowMove && in.SrcMem && !in.DstMem && in.Dst != 0 {
+			b.loadDst[i], b.loadWidth[i] = in.Dst, in.Width
+		}
 		at += uint64(st.Info.Len)
 	}
 	if b != nil {
@@ -108,6 +142,9 @@ func (r *registers) decodeBlock(pc uint64, count uint32) *block {
 	}
 	if cache {
 		r.blocks[key] = b
+		if b != nil {
+			r.cacheKey[k], r.cacheBlk[k] = key, b
+		}
 	}
 	return b
 }
@@ -118,9 +155,10 @@ func (r *registers) onBlock(ev *schema.Event) {
 	t := r.thread(ev.Thread)
 	t.cur = r.decodeBlock(ev.PC, ev.Count)
 	kill := allRegs
-	if t.cur != nil {
+	if t.cur != nil && !t.signalled {
 		kill = t.cur.all
 	}
+	t.signalled = false
 	for kill != 0 {
 		i := bits.TrailingZeros64(kill)
 		kill &= kill - 1
@@ -132,22 +170,29 @@ func (r *registers) onBlock(ev *schema.Event) {
 // the instruction at pc on (after: from the one after it), and whether pc
 // is in the block.
 func (t *thread) later(pc uint64, after bool) (uint64, bool) {
-	b := t.cur
-	if b == nil {
+	i := t.index(pc)
+	if i < 0 {
 		return 0, false
 	}
-	for i, p := range b.pcs {
-		if p == pc {
-			if after {
-				i++
+	if after {
+		i++
+	}
+	if i < len(t.cur.suffix) {
+		return t.cur.suffix[i], true
+	}
+	return 0, true
+}
+
+// index returns the index of pc in the thread's current block, or -1.
+func (t *thread) index(pc uint64) int {
+	if b := t.cur; b != nil {
+		for i, p := range b.pcs {
+			if p == pc {
+				return i
 			}
-			if i < len(b.suffix) {
-				return b.suffix[i], true
-			}
-			return 0, true
 		}
 	}
-	return 0, false
+	return -1
 }
 
 // observe records that register reg of the event's thread held v at the
@@ -163,6 +208,36 @@ func (r *registers) observe(ev *schema.Event, reg tracepb.Register, v uint64, af
 	}
 	t.regs[reg] = regVal{known: true, lo: v, seq: ev.Seq, pc: ev.PC, how: how}
 }
+
+// onLoad applies a load that moves its whole value into a register (mov
+// r64, [m]; mov r32, [m], which zeroes the upper half; pop; lods; a
+// 16-byte vector load): the register holds the value after it.
+func (r *registers) onLoad(ev *schema.Event) {
+	t := r.thread(ev.Thread)
+	i := t.index(ev.PC)
+	if i < 0 {
+		return
+	}
+	dst, width := t.cur.loadDst[i], t.cur.loadWidth[i]
+	if dst == 0 || uint32(width) != ev.Size {
+		return
+	}
+	switch {
+	case dst <= tracepb.Register_R15 && (width == 8 || width == 4):
+		r.observe(ev, dst, ev.Value, true, "loaded from memory")
+	case dst >= tracepb.Register_XMM0 && dst <= tracepb.Register_XMM15 && width == 16 && len(ev.Data) == 16:
+		r.observe(ev, dst, binary.LittleEndian.Uint64(ev.Data), true, "loaded from memory")
+		if v := &t.regs[dst]; v.known && v.seq == ev.Seq {
+			v.wide, v.hi = true, binary.LittleEndian.Uint64(ev.Data[8:])
+		}
+	}
+}
+
+// System calls after which no register value shown before holds.
+const (
+	sysRtSigreturn = 15
+	sysExecve      = 59
+)
 
 // syscallArgs are the registers of a system call's arguments.
 var syscallArgs = [schema.NumArgs]tracepb.Register{
@@ -186,8 +261,13 @@ func (r *registers) add(ev *schema.Event) {
 	case schema.KindBlock:
 		r.onBlock(ev)
 	case schema.KindLoad, schema.KindStore:
-		if ev.BaseReg != 0 {
-			r.observe(ev, tracepb.Register(ev.BaseReg), ev.Base, false, "base register of a "+ev.Kind.String())
+		if ev.Kind == schema.KindLoad {
+			if ev.BaseReg != 0 {
+				r.observe(ev, tracepb.Register(ev.BaseReg), ev.Base, false, "base register of a load")
+			}
+			r.onLoad(ev)
+		} else if ev.BaseReg != 0 {
+			r.observe(ev, tracepb.Register(ev.BaseReg), ev.Base, false, "base register of a store")
 		}
 	case schema.KindDerive:
 		if ev.BaseReg != 0 {
@@ -202,7 +282,19 @@ func (r *registers) add(ev *schema.Event) {
 	case schema.KindReturn:
 		r.observe(ev, tracepb.Register_RAX, ev.Value, false, "return value")
 		r.observe(ev, tracepb.Register_RSP, ev.SP, true, "stack pointer after a return")
+	case schema.KindSignal:
+		// If a handler runs, the kernel sets up its registers (its
+		// arguments, the stack) without an instruction the trace shows:
+		// the thread's next block drops them all. Until then (a fatal
+		// signal) they are those at the fault.
+		r.thread(ev.Thread).signalled = true
 	case schema.KindSyscall:
+		if ev.Num == sysRtSigreturn || ev.Num == sysExecve {
+			// Every register was restored from the signal frame, or the
+			// program replaced.
+			r.thread(ev.Thread).regs = [numRegs]regVal{}
+			return
+		}
 		for i, reg := range syscallArgs {
 			r.observe(ev, reg, ev.Args[i], true, "system call argument")
 		}
@@ -217,7 +309,9 @@ func (r *registers) add(ev *schema.Event) {
 			}
 		}
 	case schema.KindThreadExit:
-		delete(r.threads, ev.Thread)
+		// Its registers stay as they were when it exited (at a crash,
+		// those at the fault).
+		r.thread(ev.Thread).exited = true
 	}
 }
 

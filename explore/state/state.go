@@ -61,6 +61,20 @@ type Moment struct {
 	Spec   string // as the user wrote it, for the view ("cpoint:3")
 }
 
+// QueryError is a query the trace cannot answer as asked: a moment it
+// does not have, a node the graph does not have, an unknown type, a
+// global (traces hold no data symbols), an empty or too large range. A
+// server answers it with a 4xx status; any other error of At is the
+// trace's (unreadable, corrupt).
+type QueryError struct{ Msg string }
+
+func (e *QueryError) Error() string { return e.Msg }
+
+// queryErrorf returns a *QueryError.
+func queryErrorf(format string, args ...any) error {
+	return &QueryError{Msg: fmt.Sprintf(format, args...)}
+}
+
 // ErrNeedsGraph is returned by Resolve without a graph for a moment that
 // is an MG++ timestamp: build the graph and resolve again.
 var ErrNeedsGraph = errors.New("a timestamp moment needs the memory graph")
@@ -108,19 +122,19 @@ func Resolve(g *mgbuild.Graph, at string) (Moment, error) {
 	case kind == "seq":
 		n, err := strconv.ParseUint(arg, 10, 64)
 		if err != nil {
-			return Moment{}, fmt.Errorf("moment %q: bad sequence number", at)
+			return Moment{}, queryErrorf("moment %q: bad sequence number", at)
 		}
 		return Moment{Seq: n, Spec: at}, nil
 	case kind == "cpoint":
 		n, err := strconv.Atoi(arg)
 		if err != nil || n < 1 {
-			return Moment{}, fmt.Errorf("moment %q: C-points are numbered from 1", at)
+			return Moment{}, queryErrorf("moment %q: C-points are numbered from 1", at)
 		}
 		return Moment{CPoint: n, Spec: at}, nil
 	case kind == "mark":
 		return Moment{Mark: arg, Spec: at}, nil
 	}
-	return Moment{}, fmt.Errorf("moment %q: want end, a timestamp, seq:N, cpoint:N or mark:NAME", at)
+	return Moment{}, queryErrorf("moment %q: want end, a timestamp, seq:N, cpoint:N or mark:NAME", at)
 }
 
 // point returns the C-point or marker a resolved moment names.
@@ -167,10 +181,10 @@ type Query struct {
 // with the sequence number of the event being read.
 func At(r *schema.Reader, g *mgbuild.Graph, at Moment, q Query, progress func(seq uint64)) (*View, error) {
 	if len(q.Globals) > 0 {
-		return nil, fmt.Errorf("global %q: the trace holds no data symbols (globals' addresses are not recorded); give its address with a range instead", q.Globals[0])
+		return nil, queryErrorf("global %q: the trace holds no data symbols (globals' addresses are not recorded); give its address with a range instead", q.Globals[0])
 	}
 	if len(q.Nodes) > 0 && g == nil {
-		return nil, errors.New("node queries need the memory graph")
+		return nil, queryErrorf("node queries need the memory graph")
 	}
 	v := &View{Trace: r.Name(), Moment: at.Spec}
 	var snap *mgbuild.Snapshot
@@ -184,10 +198,19 @@ func At(r *schema.Reader, g *mgbuild.Graph, at Moment, q Query, progress func(se
 	total := uint64(0)
 	for _, rg := range q.Ranges {
 		if rg.Len == 0 || rg.Addr+rg.Len < rg.Addr {
-			return nil, fmt.Errorf("range %#x:%d: empty or past the end of the address space", rg.Addr, rg.Len)
+			return nil, queryErrorf("range %#x:%d: empty or past the end of the address space", rg.Addr, rg.Len)
+		}
+		if rg.Len > MaxBytes {
+			return nil, queryErrorf("range %#x:%d: at most %d bytes are shown at once", rg.Addr, rg.Len, MaxBytes)
 		}
 		total += rg.Len
 		track = append(track, [2]uint64{rg.Addr, rg.Addr + rg.Len})
+	}
+	if len(q.Nodes) > 0 && q.Type != "" && g.Tables != nil {
+		// An unknown type is an error before the pass, not after it.
+		if _, _, err := chooseLayout(g.Tables, g, &mgbuild.Node{}, 0, Query{Type: q.Type}); err != nil {
+			return nil, err
+		}
 	}
 	nodes := make([]nodeAt, 0, len(q.Nodes))
 	for _, id := range q.Nodes {
@@ -200,7 +223,7 @@ func At(r *schema.Reader, g *mgbuild.Graph, at Moment, q Query, progress func(se
 		track = append(track, [2]uint64{n.lo, n.hi})
 	}
 	if total > MaxBytes {
-		return nil, fmt.Errorf("%d bytes asked for; at most %d are shown at once", total, MaxBytes)
+		return nil, queryErrorf("%d bytes asked for; at most %d are shown at once", total, MaxBytes)
 	}
 	mem := newMemory(track)
 	var regs *registers
@@ -225,9 +248,7 @@ func At(r *schema.Reader, g *mgbuild.Graph, at Moment, q Query, progress func(se
 	for _, rg := range q.Ranges {
 		m := memoryView(mem, tables, rg.Addr, rg.Addr+rg.Len)
 		if snap != nil {
-			if id := snap.Find(rg.Addr); id != 0 {
-				m.Node = &NodeRef{ID: uint32(id), Status: "live"}
-			}
+			m.Node = holder(g, snap, rg.Addr)
 		}
 		v.Memory = append(v.Memory, m)
 	}
@@ -270,13 +291,13 @@ func momentTS(g *mgbuild.Graph, at Moment) mgbuild.TS {
 func notFound(at Moment, cps uint64, events uint64) error {
 	switch {
 	case at.CPoint > 0:
-		return fmt.Errorf("moment %q: the trace has %d C-points", at.Spec, cps)
+		return queryErrorf("moment %q: the trace has %d C-points", at.Spec, cps)
 	case at.Mark != "":
-		return fmt.Errorf("moment %q: no marker called %q", at.Spec, at.Mark)
+		return queryErrorf("moment %q: no marker called %q", at.Spec, at.Mark)
 	case events == 0:
-		return errors.New("the trace has no events")
+		return queryErrorf("the trace has no events")
 	}
-	return fmt.Errorf("moment seq:%d: the trace's last event is %d", at.Seq, events-1)
+	return queryErrorf("moment seq:%d: the trace's last event is %d", at.Seq, events-1)
 }
 
 // pass reads the trace, applying events to mem and regs up to the moment
@@ -382,6 +403,9 @@ func applyMemory(mem *memory, ev *schema.Event) {
 		if len(mem.spans) == 0 {
 			return
 		}
+		if mapping(mem, ev) {
+			return
+		}
 		for _, m := range walk.SyscallMemory(ev) {
 			if m.Write && mem.overlaps(m.Addr, m.Size) {
 				mem.write(ev, m.Addr, m.Size, HowSyscall, nil)
@@ -398,5 +422,86 @@ func applyMemory(mem *memory, ev *schema.Event) {
 		if ev.Num == 2 && len(mem.spans) > 0 {
 			mem.unrecorded(ev)
 		}
+	case schema.KindCall, schema.KindReturn:
+		if len(mem.spans) > 0 {
+			mem.sp[ev.Thread] = ev.SP
+		}
+	case schema.KindSignal:
+		// The kernel wrote the handler's frame below the stack pointer
+		// (or on an alternate stack: not known).
+		if sp, ok := mem.sp[ev.Thread]; ok && len(mem.spans) > 0 {
+			lo := sp - min(sp, signalFrame)
+			if mem.overlaps(lo, sp-lo) {
+				mem.write(ev, lo, sp-lo, HowSignal, nil)
+			}
+		}
 	}
+}
+
+// holder returns the node that held addr at the snapshot's moment: a live
+// one, else the allocator block freed last before the moment that held
+// it; nil when none did.
+func holder(g *mgbuild.Graph, snap *mgbuild.Snapshot, addr uint64) *NodeRef {
+	if id := snap.Find(addr); id != 0 {
+		return &NodeRef{ID: uint32(id), Status: "live"}
+	}
+	var best *mgbuild.Node
+	for i := range g.Nodes {
+		n := &g.Nodes[i]
+		if n.Kind == mgbuild.NodeChunk && n.Ended != 0 && n.Ended <= snap.TS &&
+			n.Head <= addr && addr-n.Head < max(n.Size, 1) && (best == nil || n.Ended > best.Ended) {
+			best = n
+		}
+	}
+	if best == nil {
+		return nil
+	}
+	return &NodeRef{ID: uint32(best.ID), Status: "freed"}
+}
+
+// System calls that replace the contents of address ranges.
+const (
+	sysMmap      = 9
+	sysMunmap    = 11
+	sysBrk       = 12
+	sysMremap    = 25
+	sysMadvise   = 28
+	madvDontneed = 4
+)
+
+// mapping applies a system call that maps, unmaps or discards memory: the
+// range's bytes become unknown (a new mapping's contents, zero pages, a
+// file's bytes, are not in the trace). It reports whether ev was one.
+func mapping(mem *memory, ev *schema.Event) bool {
+	failed := ev.Value > ^uint64(4095)
+	unknown := func(lo, n uint64) {
+		if !failed && n > 0 && mem.overlaps(lo, n) {
+			mem.write(ev, lo, n, HowSyscall, nil)
+		}
+	}
+	switch ev.Num {
+	case sysMmap:
+		unknown(ev.Value, ev.Args[1])
+	case sysMunmap:
+		unknown(ev.Args[0], ev.Args[1])
+	case sysMremap:
+		unknown(ev.Args[0], ev.Args[1])
+		unknown(ev.Value, ev.Args[2])
+	case sysMadvise:
+		if ev.Args[2] == madvDontneed {
+			unknown(ev.Args[0], ev.Args[1])
+		}
+	case sysBrk:
+		// Memory the break gave back reads as zeros when it is given
+		// again: what lay between the new break and the old one is gone.
+		if !failed && ev.Value != 0 {
+			if mem.brk > ev.Value {
+				unknown(ev.Value, mem.brk-ev.Value)
+			}
+			mem.brk = ev.Value
+		}
+	default:
+		return false
+	}
+	return true
 }

@@ -2,7 +2,9 @@ package state
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -102,9 +104,18 @@ func TestValueRules(t *testing.T) {
 		{"clobber", 1, []schema.Event{store(base, 4, 0x44332211), {Kind: schema.KindClobber, Addr: base + 1, Count: 2}}, "11 ?? ?? 44 | store@0 clobber@1 store@0"},
 		{"clobber then load", 2, []schema.Event{store(base, 4, 0x44332211), {Kind: schema.KindClobber, Addr: base, Count: 4}, load(base, 1, 0x55)}, "55 ?? ?? ?? | read@2 clobber@1"},
 		{"unmodelled syscall on the address", 1, []schema.Event{store(base, 4, 0x44332211), {Kind: schema.KindSyscall, Num: 16, Args: [6]uint64{1, 0x5401, base + 2}}}, "11 22 ?? ?? | store@0 syscall@1"},
+		{"mmap over it", 1, []schema.Event{store(base, 4, 0x44332211), {Kind: schema.KindSyscall, Num: 9, Value: base + 2, Args: [6]uint64{base + 2, 4096}}}, "11 22 ?? ?? | store@0 syscall@1"},
+		{"failed mmap", 1, []schema.Event{store(base, 4, 0x44332211), {Kind: schema.KindSyscall, Num: 9, Value: ^uint64(11), Args: [6]uint64{base, 4096}}}, "11 22 33 44 | store@0"},
+		{"munmap", 1, []schema.Event{store(base, 4, 0x44332211), {Kind: schema.KindSyscall, Num: 11, Args: [6]uint64{base, 1}}}, "?? 22 33 44 | syscall@1 store@0"},
+		{"brk gives it back", 3, []schema.Event{{Kind: schema.KindSyscall, Num: 12, Value: base + 0x100}, store(base, 4, 0x44332211),
+			{Kind: schema.KindSyscall, Num: 12, Value: base + 3, Args: [6]uint64{base + 3}}, {Kind: schema.KindSyscall, Num: 12, Value: base + 0x100, Args: [6]uint64{base + 0x100}}}, "11 22 33 ?? | store@1 syscall@2"},
 		{"syscall that writes nothing", 1, []schema.Event{store(base, 4, 0x44332211), {Kind: schema.KindSyscall, Num: 1, Value: 4, Args: [6]uint64{1, base, 4}}}, "11 22 33 44 | store@0"},
 		{"region end", 1, []schema.Event{store(base, 4, 0x44332211), {Kind: schema.KindRegion, Num: 2, Count: 1}}, "?? ?? ?? ?? | unrecorded@1"},
 		{"region start contents", 2, []schema.Event{{Kind: schema.KindRegion, Num: 1, Count: 1}, {Kind: schema.KindMemory, Addr: base, Size: 4, Value: 0x0d0c0b0a}, nop()}, "0a 0b 0c 0d | memory@1"},
+		{"signal frame", 2, []schema.Event{store(base, 4, 0x44332211), {Kind: schema.KindCall, PC: 0x401001, SP: base + 0x100},
+			{Kind: schema.KindSignal, PC: 0x401002, Num: 10}}, "?? ?? ?? ?? | signal@2"},
+		{"signal frame below", 2, []schema.Event{store(base, 4, 0x44332211), {Kind: schema.KindCall, PC: 0x401001, SP: base},
+			{Kind: schema.KindSignal, PC: 0x401002, Num: 10}}, "11 22 33 44 | store@0"},
 		{"inject", 0, []schema.Event{{Kind: schema.KindInject, Addr: base, Size: 4, Value: 0x0d0c0b0a}}, "0a 0b 0c 0d | inject@0"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -187,8 +198,8 @@ func TestMoments(t *testing.T) {
 func TestRegisters(t *testing.T) {
 	// 0x401000: nop; call 0x402000        (the call's arguments)
 	// 0x402000: mov rdi, rax; ret         (defines rdi)
-	// 0x401006: mov rax, [rsi]; mov rsi, rbx  (a load through rsi, then
-	//           both defined: the load's base is not kept either)
+	// 0x401006: mov rax, [rsi]; mov rsi, rbx  (a load through rsi into
+	//           rax; rsi redefined: the load's base is not kept)
 	tables := &tracepb.Tables{Instructions: []*tracepb.Instruction{
 		{Pc: 0x401000, Code: []byte{0x90}},
 		{Pc: 0x401001, Code: []byte{0xe8, 0xfa, 0x0f, 0x00, 0x00}},
@@ -205,13 +216,18 @@ func TestRegisters(t *testing.T) {
 		{Kind: schema.KindBlock, PC: 0x401006, Count: 2},
 		{Kind: schema.KindLoad, PC: 0x401006, Addr: 0x9000, Size: 8, Value: 7, BaseReg: schema.Reg(tracepb.Register_RSI), Base: 0x9000},
 	}
+	evs = append(evs,
+		schema.Event{Kind: schema.KindSignal, PC: 0x401006, Num: 10},
+		schema.Event{Kind: schema.KindBlock, PC: 0x401000, Count: 1}) // the handler's first block
 	for _, tc := range []struct {
 		at   uint64
 		want string
 	}{
 		{1, "rcx=0x4 rdx=0x3 rsp=0x7ff0 rsi=0x2 rdi=0x1 r8=0x5 r9=0x6"},
+		{6, "rax=0x7 rcx=0x4 rdx=0x3 rsp=0x7ff8 r8=0x5 r9=0x6"}, // at the signal: as at the fault
+		{7, ""}, // in the handler: none
 		{3, "rax=0x2a rcx=0x4 rdx=0x3 rsp=0x7ff8 rsi=0x2 r8=0x5 r9=0x6"},
-		{5, "rcx=0x4 rdx=0x3 rsp=0x7ff8 r8=0x5 r9=0x6"},
+		{5, "rax=0x7 rcx=0x4 rdx=0x3 rsp=0x7ff8 r8=0x5 r9=0x6"},
 	} {
 		v, err := At(open(t, tables, evs...), nil, Moment{Seq: tc.at}, Query{Registers: true}, nil)
 		if err != nil {
@@ -240,10 +256,131 @@ func TestQueryErrors(t *testing.T) {
 		{Query{Ranges: []Range{{base, 0}}}, "empty"},
 		{Query{Ranges: []Range{{^uint64(0) - 1, 4}}}, "past the end of the address space"},
 		{Query{Ranges: []Range{{0, MaxBytes + 1}}}, "at most"},
+		{Query{Ranges: []Range{{0, 1 << 63}, {1 << 63, 1 << 63}}}, "at most"},
+		{Query{Ranges: []Range{{0, MaxBytes}, {MaxBytes, 1}}}, "at most"},
 	} {
 		_, err := At(open(t, nil, nop()), nil, Moment{End: true}, tc.q, nil)
-		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
+		var qe *QueryError
+		if !errors.As(err, &qe) || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%+v: got %v, want one line with %q", tc.q, err, tc.want)
+		}
+	}
+}
+
+// TestFree checks, on a synthetic allocator-aware graph, that a freed
+// block shows as freed with the values its bytes had, the free itself
+// changing none, and that the node is live before the free.
+func TestFree(t *testing.T) {
+	const code, heap, sp = 0x400000, 0x4a000, 0x7ff000
+	tables := &tracepb.Tables{
+		Modules: []*tracepb.Module{{Id: 1, Path: "/prog", Start: code, End: code + 0x10000}},
+		Functions: []*tracepb.Function{
+			{Id: 1, Name: "main", ModuleId: 1, Low: code, High: code + 0x1000},
+			{Id: 2, Name: "malloc", ModuleId: 1, Low: code + 0x1000, High: code + 0x1100},
+			{Id: 3, Name: "free", ModuleId: 1, Low: code + 0x1100, High: code + 0x1200},
+		},
+	}
+	evs := []schema.Event{
+		{Kind: schema.KindSyscall, PC: code + 0x4, Num: 12, Value: heap},                                            // brk(0)
+		{Kind: schema.KindSyscall, PC: code + 0x8, Num: 12, Value: heap + 0x21000, Args: [6]uint64{heap + 0x21000}}, // the heap
+		{Kind: schema.KindCall, PC: code + 0x10, Addr: code + 0x1000, SP: sp - 8, Args: [6]uint64{16}},
+		{Kind: schema.KindReturn, PC: code + 0x1010, Addr: code + 0x15, SP: sp, Value: heap},
+		{Kind: schema.KindStore, PC: code + 0x20, Addr: heap, Size: 8, Value: 0x1122334455667788},
+		{Kind: schema.KindCall, PC: code + 0x30, Addr: code + 0x1100, SP: sp - 8, Args: [6]uint64{heap}},
+		{Kind: schema.KindReturn, PC: code + 0x1110, Addr: code + 0x35, SP: sp},
+		{Kind: schema.KindExit},
+	}
+	b, err := tracetest.WriteTrace(withThread(evs), tables, schema.WriterOptions{}, &tracepb.ExitStatus{Ended: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reader := func() *schema.Reader {
+		r, err := schema.NewReader(bytes.NewReader(b), int64(len(b)), "synthetic")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { r.Close() })
+		return r
+	}
+	g, err := mgbuild.Build(reader(), mgbuild.Options{Mode: mgbuild.Aware})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(g.Nodes) != 1 {
+		t.Fatalf("%d nodes, want the malloc'd block", len(g.Nodes))
+	}
+	for _, tc := range []struct {
+		at, status, bytes string
+	}{
+		{"seq:4", "live", "88 77 66 55 44 33 22 11 ?? ?? ?? ?? ?? ?? ?? ?? | store@4 never"},
+		{"end", "freed", "88 77 66 55 44 33 22 11 ?? ?? ?? ?? ?? ?? ?? ?? | store@4 never"},
+	} {
+		m, err := Resolve(g, tc.at)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := At(reader(), g, m, Query{Nodes: []mgbuild.NodeID{1}, Ranges: []Range{{heap + 4, 2}}}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := v.Nodes[0]
+		if n.Status != tc.status || show(n.Memory) != tc.bytes {
+			t.Errorf("%s: %s, %s; want %s, %s", tc.at, n.Status, show(n.Memory), tc.status, tc.bytes)
+		}
+		if h := v.Memory[0].Node; h == nil || h.ID != 1 || h.Status != tc.status {
+			t.Errorf("%s: the range's node is %+v, want node 1 %s", tc.at, h, tc.status)
+		}
+	}
+}
+
+func withThread(evs []schema.Event) []schema.Event {
+	for i := range evs {
+		evs[i].Thread = 1
+	}
+	return evs
+}
+
+// TestRandomStreams runs queries over random streams of every event kind
+// (tracetest.RandomStream): no panic, every moment reached, and a byte is
+// known exactly when its origin says so.
+func TestRandomStreams(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 9))
+	for i := 0; i < 20; i++ {
+		evs := tracetest.RandomStream(rng, 2000)
+		var ranges []Range
+		for _, ev := range evs {
+			if ev.Kind == schema.KindStore && len(ranges) < 4 && ev.Addr >= 4 && ev.Addr < 1<<63 {
+				ranges = append(ranges, Range{ev.Addr - 4, 16})
+			}
+		}
+		if len(ranges) == 0 {
+			continue
+		}
+		at := uint64(rng.IntN(len(evs)))
+		b, err := tracetest.WriteTrace(evs, nil, schema.WriterOptions{}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := schema.NewReader(bytes.NewReader(b), int64(len(b)), "random")
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := At(r, nil, Moment{Seq: at}, Query{Ranges: ranges, Registers: true}, nil)
+		r.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v.Seq != at {
+			t.Errorf("moment seq %d, want %d", v.Seq, at)
+		}
+		for _, m := range v.Memory {
+			for _, o := range m.Origins {
+				for k := o.Offset; k < o.Offset+o.Len; k++ {
+					if (m.Bytes[k] != nil) != o.Known {
+						t.Fatalf("byte %d of %s: value %v, origin %+v", k, m.Addr, m.Bytes[k], o)
+					}
+				}
+			}
 		}
 	}
 }

@@ -50,6 +50,9 @@ func WriteText(w io.Writer, v *View) error {
 	}
 	for _, t := range v.Threads {
 		fmt.Fprintf(b, "\nregisters of thread %d", t.ID)
+		if t.Exited {
+			b.WriteString(", which had exited")
+		}
 		if t.Last != nil {
 			fmt.Fprintf(b, " (last at %s, event %d)", stmtText(t.Last), t.LastSeq)
 		}
@@ -196,6 +199,8 @@ func originText(o Origin) string {
 		s = "unknown: clobbered by an excluded run"
 	case "memory":
 		s = "contents at the region's start"
+	case "signal":
+		s = "unknown: below the stack pointer when a signal was delivered (its frame)"
 	default:
 		s = o.How
 	}

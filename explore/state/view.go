@@ -24,10 +24,10 @@ type nodeAt struct {
 func findNode(g *mgbuild.Graph, snap *mgbuild.Snapshot, id mgbuild.NodeID) (nodeAt, error) {
 	n := g.Node(id)
 	if n == nil {
-		return nodeAt{}, fmt.Errorf("node %d: the graph has nodes 1 to %d", id, len(g.Nodes))
+		return nodeAt{}, queryErrorf("node %d: the graph has nodes 1 to %d", id, len(g.Nodes))
 	}
 	if n.Created > snap.TS {
-		return nodeAt{}, fmt.Errorf("node %d: not created yet at timestamp %d (created at %d)", id, snap.TS, n.Created)
+		return nodeAt{}, queryErrorf("node %d: not created yet at timestamp %d (created at %d)", id, snap.TS, n.Created)
 	}
 	out := nodeAt{node: n, status: "live"}
 	if lo, hi, ok := snap.Extent(id); ok {
@@ -40,7 +40,7 @@ func findNode(g *mgbuild.Graph, snap *mgbuild.Snapshot, id mgbuild.NodeID) (node
 			}
 		}
 		if !found {
-			return nodeAt{}, fmt.Errorf("node %d: no extent at timestamp %d", id, snap.TS)
+			return nodeAt{}, queryErrorf("node %d: no extent at timestamp %d", id, snap.TS)
 		}
 		out.status = "freed"
 		if n.Kind != mgbuild.NodeChunk {
@@ -171,6 +171,9 @@ func intValue(bs []*uint8) (uint64, bool) {
 // of the node's size. It returns nil and the reason when none fits.
 func chooseLayout(t *schema.Tables, g *mgbuild.Graph, n *mgbuild.Node, size uint64, q Query) (*tracepb.StructType, string, error) {
 	if t == nil || len(t.Types) == 0 {
+		if q.Type != "" {
+			return nil, "", queryErrorf("type %q: the trace has no struct layouts (the program has no debug information)", q.Type)
+		}
 		return nil, "none: the trace has no struct layouts (debug information)", nil
 	}
 	if q.Type != "" {
@@ -178,7 +181,7 @@ func chooseLayout(t *schema.Tables, g *mgbuild.Graph, n *mgbuild.Node, size uint
 		if ty := t.Types[name]; ty != nil {
 			return ty, "--type", nil
 		}
-		return nil, "", fmt.Errorf("type %q: the trace's debug information has no such struct (it has %s)", q.Type, typeList(t, 0))
+		return nil, "", queryErrorf("type %q: the trace's debug information has no such struct (it has %s)", q.Type, typeList(t, 0))
 	}
 	if q.Spec != nil && n.Site != 0 {
 		loc := t.Locate(n.Site)
@@ -194,6 +197,20 @@ func chooseLayout(t *schema.Tables, g *mgbuild.Graph, n *mgbuild.Node, size uint
 				}
 				return nil, fmt.Sprintf("none: the spec binds the allocation site to %s, which has no struct layout", b.Type), nil
 			}
+		}
+		// A structure type without any binding binds by size.
+		bound := map[string]bool{}
+		for _, b := range q.Spec.Bindings {
+			bound[b.Type] = true
+		}
+		var fits []*tracepb.StructType
+		for _, d := range q.Spec.Types {
+			if ty := t.Types[d.Name]; !d.Array && !bound[d.Name] && ty != nil && ty.Size == size {
+				fits = append(fits, ty)
+			}
+		}
+		if len(fits) == 1 {
+			return fits[0], "spec", nil
 		}
 	}
 	var fits []*tracepb.StructType
@@ -242,7 +259,7 @@ func threadViews(regs *registers, t *schema.Tables) []Thread {
 	out := make([]Thread, 0, len(ids))
 	for _, id := range ids {
 		th := regs.threads[id]
-		tv := Thread{ID: uint32(id), Registers: []Register{}}
+		tv := Thread{ID: uint32(id), Exited: th.exited, Registers: []Register{}}
 		if th.seen {
 			tv.Last, tv.LastSeq = statement(t, th.lastP), th.lastS
 		}

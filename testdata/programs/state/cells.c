@@ -112,7 +112,7 @@ static void add_cell(void) {
             exit(1);
         note_block(table);
     }
-    struct cell *c = malloc(sizeof *c);
+    struct cell *c = malloc(sizeof *c); /* ALLOC */
     if (!c)
         exit(1);
     int i = ncells++;
@@ -138,17 +138,72 @@ static void free_cell(int i) {
     meta[i] = meta[ncells];
 }
 
+/* The output is formatted by hand into one buffer and written with one
+   fwrite per C-point: printf would make the trace ten times longer. */
+static char out[1 << 16];
+static size_t outn;
+
+static void put_str(const char *s) {
+    while (*s && outn < sizeof out - 1)
+        out[outn++] = *s++;
+}
+
+static void put_hex(uint64_t v, int digits) {
+    char tmp[17];
+    int n = 0;
+    do {
+        tmp[n++] = "0123456789abcdef"[v & 15];
+        v >>= 4;
+    } while (v || n < digits);
+    while (n > 0 && outn < sizeof out - 1)
+        out[outn++] = tmp[--n];
+}
+
+static void put_dec(long v) {
+    char tmp[21];
+    int n = 0;
+    uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+    do {
+        tmp[n++] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0)
+        put_str("-");
+    while (n > 0 && outn < sizeof out - 1)
+        out[outn++] = tmp[--n];
+}
+
 static void print_cells(int k) {
-    printf("checkpoint %d cells %d\n", k, ncells);
+    outn = 0;
+    put_str("checkpoint ");
+    put_dec(k);
+    put_str(" cells ");
+    put_dec(ncells);
+    put_str("\n");
     for (int i = 0; i < ncells; i++) {
         struct cell *c = table[i];
-        printf("cell %lx fresh %d next %lx key %d weight %d tag %d total %ld name ",
-               (unsigned long)(uintptr_t)c, meta[i].fresh, (unsigned long)(uintptr_t)c->next,
-               c->key, c->weight, c->tag, c->total);
+        put_str("cell ");
+        put_hex((uintptr_t)c, 1);
+        put_str(" fresh ");
+        put_dec(meta[i].fresh);
+        put_str(" next ");
+        put_hex((uintptr_t)c->next, 1);
+        put_str(" key ");
+        put_dec(c->key);
+        put_str(" weight ");
+        put_dec(c->weight);
+        put_str(" tag ");
+        put_dec(c->tag);
+        put_str(" total ");
+        put_dec(c->total);
+        put_str(" name ");
         for (int b = 0; b < meta[i].hi; b++)
-            printf("%02x", (unsigned char)c->name[b]);
-        printf(" hi %d\n", meta[i].hi);
+            put_hex((unsigned char)c->name[b], 2);
+        put_str(" hi ");
+        put_dec(meta[i].hi);
+        put_str("\n");
     }
+    fwrite(out, 1, outn, stdout);
 }
 
 int main(int argc, char **argv) {
