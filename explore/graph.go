@@ -100,10 +100,27 @@ func (s *Session) graphAt(g *mgbuild.Graph, t mgbuild.TS, expand []string, limit
 		for _, e := range expand {
 			open[e] = true
 		}
+		// The nodes the moment is about stay themselves, outside their
+		// groups, so that a collapsed graph still shows what changed.
+		focus := focusOf(snap, pos, func(id mgbuild.NodeID) int {
+			switch {
+			case changed[id]:
+				return 0
+			case marks.violation[uint32(t)][id]:
+				return 1
+			case marks.fault[id]:
+				return 2
+			case marks.finding[id]:
+				return 3
+			}
+			return -1
+		})
 		// Nodes per group at this moment.
 		count := make(map[int32]int)
 		for _, sn := range snap.Nodes {
-			count[gi.of[sn.ID]]++
+			if !focus[sn.ID] {
+				count[gi.of[sn.ID]]++
+			}
 		}
 		order := make([]int32, 0, len(count))
 		for k := range count {
@@ -133,8 +150,10 @@ func (s *Session) graphAt(g *mgbuild.Graph, t mgbuild.TS, expand []string, limit
 		}
 		for i, sn := range snap.Nodes {
 			k := gi.of[sn.ID]
-			if left[k] > 0 {
-				left[k]--
+			if focus[sn.ID] || left[k] > 0 {
+				if !focus[sn.ID] {
+					left[k]--
+				}
 				where[i] = -1
 				v.Nodes = append(v.Nodes, s.graphNode(g, sn, marks, nodeMarks(sn.ID)))
 				continue
@@ -217,6 +236,56 @@ func (s *Session) graphAt(g *mgbuild.Graph, t mgbuild.TS, expand []string, limit
 		v.Edges = append(v.Edges, GraphEdge{From: name(f.from), To: name(f.to), Field: s.fieldName(g.Node(f.fromID), f.off, marks), Count: n})
 	}
 	return v
+}
+
+// Bounds of the nodes a collapsed graph keeps outside their groups: the
+// marked ones, then their neighbours along current pointer edges.
+const (
+	maxFocusMarked = 24
+	maxFocus       = 64
+)
+
+// focusOf picks the live nodes a collapsed view shows as themselves: the
+// marked nodes (rank 0 first: the change at the moment, then violations,
+// faults, findings; rank < 0 is unmarked), at most maxFocusMarked, and
+// the nodes one pointer edge away from them, up to maxFocus in all.
+func focusOf(snap *mgbuild.Snapshot, pos []int32, rank func(mgbuild.NodeID) int) map[mgbuild.NodeID]bool {
+	var byRank [4][]mgbuild.NodeID
+	for _, sn := range snap.Nodes {
+		if r := rank(sn.ID); r >= 0 && r < len(byRank) && len(byRank[r]) < maxFocusMarked {
+			byRank[r] = append(byRank[r], sn.ID)
+		}
+	}
+	seeds := make(map[mgbuild.NodeID]bool)
+	for _, ids := range byRank {
+		for _, id := range ids {
+			if len(seeds) < maxFocusMarked {
+				seeds[id] = true
+			}
+		}
+	}
+	focus := make(map[mgbuild.NodeID]bool, maxFocus)
+	for id := range seeds {
+		focus[id] = true
+	}
+	if len(seeds) == 0 {
+		return focus
+	}
+	for _, e := range snap.Edges {
+		if len(focus) >= maxFocus {
+			break
+		}
+		if e.To == 0 || pos[e.From] == 0 || pos[e.To] == 0 {
+			continue
+		}
+		switch {
+		case seeds[e.From]:
+			focus[e.To] = true
+		case seeds[e.To]:
+			focus[e.From] = true
+		}
+	}
+	return focus
 }
 
 // groupIndex is every node's group: by allocation site and type (or

@@ -111,7 +111,8 @@ type TimePoint struct {
 // GraphView is the MG++ graph at a moment as the explorer draws it (GET
 // /api/graph?ts=T[&expand=GROUP,...][&limit=N]). When the live graph has
 // more nodes than the limit, nodes are collapsed into groups by type and
-// allocation site; a group named in expand is shown node by node.
+// allocation site; a group named in expand is shown node by node, and the
+// marked nodes and their neighbours stay themselves beside the groups.
 // Uncollapsed, Nodes and Edges are exactly `analyze mg --format json`'s
 // nodes and pointer edges at the same timestamp.
 type GraphView struct {

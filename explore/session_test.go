@@ -266,26 +266,45 @@ func TestCollapse(t *testing.T) {
 		t.Fatalf("graph %d nodes, collapsed %v", best.TotalNodes, best.Collapsed)
 	}
 	ts := best.At.TS
+	// The list's nodes: one group, but for the nodes the change at this
+	// moment touched and their neighbours, shown as themselves.
 	var list *GraphNode
+	focused, apart := 0, 0
 	for i, n := range best.Nodes {
-		if n.Kind == "group" && n.Count >= 3000 {
+		if n.Kind != "group" {
+			apart++
+		}
+		switch {
+		case n.Kind == "group" && n.Count >= 2900:
 			list = &best.Nodes[i]
+		case n.Kind != "group" && n.Type == "node":
+			focused++
 		}
 	}
 	if list == nil || list.Type != "node" {
 		t.Fatalf("no group of the 3000 list nodes typed node: %+v", best.Nodes)
 	}
-	folded := 0
+	if list.Count+focused < 3000 || focused > maxFocus {
+		t.Errorf("list group %d nodes and %d shown apart, want 3000 or more in all, at most %d apart", list.Count, focused, maxFocus)
+	}
+	if best.Change != nil && apart == 0 {
+		t.Errorf("the change at %d (%+v) touched no node shown apart from its group", best.At.TS, *best.Change)
+	}
+	// Every next edge is folded in the group or drawn between the nodes
+	// shown apart and the group.
+	next := 0
 	for _, e := range best.Edges {
-		if e.From == list.Group && e.To == list.Group {
-			folded = e.Count
-			if e.Field != "next" {
-				t.Errorf("folded edge field %q, want next", e.Field)
-			}
+		if e.Field != "next" {
+			continue
+		}
+		if e.Count > 0 {
+			next += e.Count
+		} else {
+			next++
 		}
 	}
-	if folded != 2999 {
-		t.Errorf("folded next edges %d, want 2999", folded)
+	if next != 2999 {
+		t.Errorf("next edges %d (folded or not), want 2999", next)
 	}
 	ex, _ := s.Graph(ts, []string{list.Group}, 500)
 	shown, rest := 0, 0
@@ -297,8 +316,8 @@ func TestCollapse(t *testing.T) {
 			rest = n.Count
 		}
 	}
-	if shown != 500 || rest != list.Count-500 {
-		t.Errorf("expanded: %d nodes shown, %d in the rest; want 500 and %d", shown, rest, list.Count-500)
+	if shown != 500+focused || rest != list.Count-500 {
+		t.Errorf("expanded: %d nodes shown, %d in the rest; want %d and %d", shown, rest, 500+focused, list.Count-500)
 	}
 	edges := 0
 	for _, e := range ex.Edges {
