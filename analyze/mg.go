@@ -96,37 +96,14 @@ func runMG(e *env, f *mgFlags, args []string) error {
 		return err
 	}
 	defer func() { r.Close() }()
-	opt := mgbuild.Options{Mode: mode, Scope: scope}
-	prog := newProgress(e.stderr, path, r.Size())
-	if prog != nil {
-		total := int64(0)
-		if ft := r.Footer(); ft != nil {
-			total = int64(ft.EventCount)
-		}
-		opt.Progress = func(seq uint64) { prog.update(int64(seq), total) }
-	}
-	g, err := mgbuild.Build(r, opt)
-	prog.clear()
+	g, err := buildGraph(e, path, r, mgbuild.Options{Mode: mode, Scope: scope}, auto, "the graph holds the events before the cut")
 	if err != nil {
 		return err
 	}
-	if auto && g.Stats.AllocatorFns == 0 {
-		// No allocator calls to make nodes of: build from references.
-		r.Close()
-		if r, err = schema.Open(path); err != nil {
-			return err
-		}
-		mode, opt.Mode = mgbuild.Agnostic, mgbuild.Agnostic
-		if g, err = mgbuild.Build(r, opt); err != nil {
-			return err
-		}
-	}
+	mode = g.Mode
 	ts, err := g.At(f.at)
 	if err != nil {
 		return usagef("--at: %v", err)
-	}
-	if g.Truncated {
-		warnTruncated(e.stderr, path, r.End(), "the graph holds the events before the cut")
 	}
 	if !auto && mode == mgbuild.Aware && g.Stats.AllocatorFns == 0 {
 		fmt.Fprintf(e.stderr, "analyze: warning: %s: no call of a known allocator function (malloc, free, new, ...) was found; the aware graph is empty\n", oneLine(path))
@@ -187,4 +164,41 @@ func writeTables(g *mgbuild.Graph, format, prefix string) error {
 		}
 	}
 	return nil
+}
+
+// buildGraph builds the run's MG++ graph with opt, showing progress on a
+// terminal; with auto, a trace without allocator calls is read again to
+// build the graph from heap references alone (mgbuild.Agnostic), as
+// analyze mg does by default. A trace cut short gets a warning that ends
+// with cut.
+func buildGraph(e *env, path string, r *schema.Reader, opt mgbuild.Options, auto bool, cut string) (*mgbuild.Graph, error) {
+	prog := newProgress(e.stderr, path, r.Size())
+	if prog != nil {
+		total := int64(0)
+		if ft := r.Footer(); ft != nil {
+			total = int64(ft.EventCount)
+		}
+		opt.Progress = func(seq uint64) { prog.update(int64(seq), total) }
+	}
+	g, err := mgbuild.Build(r, opt)
+	prog.clear()
+	if err != nil {
+		return nil, err
+	}
+	if auto && g.Stats.AllocatorFns == 0 {
+		// No allocator calls to make nodes of: build from references.
+		r2, err := schema.Open(path)
+		if err != nil {
+			return nil, err
+		}
+		defer r2.Close()
+		opt.Mode, opt.Progress = mgbuild.Agnostic, nil
+		if g, err = mgbuild.Build(r2, opt); err != nil {
+			return nil, err
+		}
+	}
+	if g.Truncated {
+		warnTruncated(e.stderr, path, r.End(), cut)
+	}
+	return g, nil
 }

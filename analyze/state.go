@@ -137,7 +137,7 @@ func runState(e *env, f *stateFlags, args []string) error {
 	var g *mgbuild.Graph
 	needGraph := state.NeedsGraph(f.at) || len(q.Nodes) > 0 || len(q.Ranges) == 0
 	if needGraph {
-		if g, err = buildGraph(e, path, r); err != nil {
+		if g, err = buildGraph(e, path, r, mgbuild.Options{Mode: mgbuild.Aware}, true, "the state holds the events before the cut"); err != nil {
 			return err
 		}
 		r.Close()
@@ -175,38 +175,4 @@ func runState(e *env, f *stateFlags, args []string) error {
 		err = state.WriteText(out, v)
 	}
 	return out.finish(err)
-}
-
-// buildGraph builds the run's MG++ as analyze mg does by default: from
-// allocator calls when the trace has them, else from references alone.
-func buildGraph(e *env, path string, r *schema.Reader) (*mgbuild.Graph, error) {
-	opt := mgbuild.Options{Mode: mgbuild.Aware}
-	prog := newProgress(e.stderr, path, r.Size())
-	if prog != nil {
-		total := int64(0)
-		if ft := r.Footer(); ft != nil {
-			total = int64(ft.EventCount)
-		}
-		opt.Progress = func(seq uint64) { prog.update(int64(seq), total) }
-	}
-	g, err := mgbuild.Build(r, opt)
-	prog.clear()
-	if err != nil {
-		return nil, err
-	}
-	if g.Stats.AllocatorFns == 0 {
-		r2, err := schema.Open(path)
-		if err != nil {
-			return nil, err
-		}
-		defer r2.Close()
-		opt.Mode, opt.Progress = mgbuild.Agnostic, nil
-		if g, err = mgbuild.Build(r2, opt); err != nil {
-			return nil, err
-		}
-	}
-	if g.Truncated {
-		warnTruncated(e.stderr, path, r.End(), "the state holds the events before the cut")
-	}
-	return g, nil
 }
