@@ -133,13 +133,7 @@ func runBugs(e *env, f *bugsFlags, args []string) error {
 	}
 	defer r.Close()
 	prog := newProgress(e.stderr, tracePath, r.Size())
-	if prog != nil {
-		total := int64(0)
-		if ft := r.Footer(); ft != nil {
-			total = int64(ft.EventCount)
-		}
-		opt.Progress = func(seq uint64) { prog.update(int64(seq), total) }
-	}
+	opt.Progress = prog.events(r)
 	rep, err := bugs.Analyze(r, opt)
 	prog.clear()
 	if err != nil {

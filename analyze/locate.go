@@ -123,14 +123,7 @@ func loadSession(e *env, args []string) (string, *locate.Session, *locate.Run, *
 	}
 	defer r.Close()
 	prog := newProgress(e.stderr, tracePath, r.Size())
-	var cb func(uint64)
-	if prog != nil {
-		total := int64(0)
-		if ft := r.Footer(); ft != nil {
-			total = int64(ft.EventCount)
-		}
-		cb = func(seq uint64) { prog.update(int64(seq), total) }
-	}
+	cb := prog.events(r)
 	run, err := locate.Load(r, s, cb)
 	prog.clear()
 	if err != nil {

@@ -173,13 +173,7 @@ func writeTables(g *mgbuild.Graph, format, prefix string) error {
 // with cut.
 func buildGraph(e *env, path string, r *schema.Reader, opt mgbuild.Options, auto bool, cut string) (*mgbuild.Graph, error) {
 	prog := newProgress(e.stderr, path, r.Size())
-	if prog != nil {
-		total := int64(0)
-		if ft := r.Footer(); ft != nil {
-			total = int64(ft.EventCount)
-		}
-		opt.Progress = func(seq uint64) { prog.update(int64(seq), total) }
-	}
+	opt.Progress = prog.events(r)
 	g, err := mgbuild.Build(r, opt)
 	prog.clear()
 	if err != nil {

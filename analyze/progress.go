@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/mgtrace/mgtrace/internal/term"
+	"github.com/mgtrace/mgtrace/schema"
 )
 
 // progressMinSize is the trace size from which reading a whole trace shows
@@ -44,6 +45,20 @@ func (p *progress) update(done, total int64) {
 	line := fmt.Sprintf("%s: %3d%%", p.label, pc)
 	fmt.Fprintf(p.w, "\r%s", line)
 	p.width = len(line)
+}
+
+// events returns the progress callback of a stage that reads the trace
+// r (it reports the sequence number of the event it has reached), or nil
+// on a nil progress.
+func (p *progress) events(r *schema.Reader) func(seq uint64) {
+	if p == nil {
+		return nil
+	}
+	total := int64(0)
+	if ft := r.Footer(); ft != nil {
+		total = int64(ft.EventCount)
+	}
+	return func(seq uint64) { p.update(int64(seq), total) }
 }
 
 // clear erases the progress line, if one was printed.

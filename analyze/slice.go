@@ -460,13 +460,7 @@ func loadRun(e *env, tracePath string, r *schema.Reader, crit slice.Criterion, m
 	if crit.Kind == slice.BySeq {
 		opt.Events = []uint64{crit.Seq}
 	}
-	if prog != nil {
-		total := int64(0)
-		if ft := r.Footer(); ft != nil {
-			total = int64(ft.EventCount)
-		}
-		opt.Progress = func(seq uint64) { prog.update(int64(seq), total) }
-	}
+	opt.Progress = prog.events(r)
 	run, err := slice.Load(r, opt)
 	prog.clear()
 	if err != nil {

@@ -150,14 +150,7 @@ func runState(e *env, f *stateFlags, args []string) error {
 		return usagef("--at: %v", err)
 	}
 	prog := newProgress(e.stderr, path, r.Size())
-	var progress func(uint64)
-	if prog != nil {
-		total := int64(0)
-		if ft := r.Footer(); ft != nil {
-			total = int64(ft.EventCount)
-		}
-		progress = func(seq uint64) { prog.update(int64(seq), total) }
-	}
+	progress := prog.events(r)
 	v, err := state.At(r, g, at, q, progress)
 	prog.clear()
 	if err != nil {

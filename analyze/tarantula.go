@@ -163,13 +163,7 @@ func readCoverage(e *env, path string) (*tarantula.Coverage, error) {
 	defer r.Close()
 	var opt tarantula.Options
 	prog := newProgress(e.stderr, path, r.Size())
-	if prog != nil {
-		total := int64(0)
-		if ft := r.Footer(); ft != nil {
-			total = int64(ft.EventCount)
-		}
-		opt.Progress = func(seq uint64) { prog.update(int64(seq), total) }
-	}
+	opt.Progress = prog.events(r)
 	c, err := tarantula.ReadCoverage(r, opt)
 	prog.clear()
 	return c, err
