@@ -283,6 +283,9 @@ func TestUsageErrors(t *testing.T) {
 		if !strings.Contains(stderr, "valgrind") || !strings.Contains(stderr, "install") {
 			t.Errorf("stderr %q does not say to install valgrind", stderr)
 		}
+		if !strings.Contains(stderr, "/nonexistent") {
+			t.Errorf("stderr %q does not name the --valgrind path", stderr)
+		}
 		if stdout != "" {
 			t.Errorf("stdout %q, want nothing", stdout)
 		}

@@ -162,6 +162,20 @@ func (r *Result) Status() int {
 // ErrNoValgrind is returned when valgrind cannot be found.
 var ErrNoValgrind = errors.New("valgrind is not installed (on Debian: apt-get install valgrind)")
 
+// noValgrindError is ErrNoValgrind for a valgrind command the user named
+// (Options.Valgrind): it names the command and why it cannot be run.
+type noValgrindError struct {
+	cmd string
+	err error
+}
+
+func (e *noValgrindError) Error() string {
+	return fmt.Sprintf("valgrind command %s: %v (name an installed valgrind, or install one: on Debian, apt-get install valgrind)", e.cmd, e.err)
+}
+
+// Is makes errors.Is(err, ErrNoValgrind) hold.
+func (e *noValgrindError) Is(target error) bool { return target == ErrNoValgrind }
+
 // Record runs the program under the probe and writes its trace.
 func Record(opts Options) (*Result, error) {
 	vg := opts.Valgrind
@@ -170,6 +184,10 @@ func Record(opts Options) (*Result, error) {
 	}
 	vgPath, err := exec.LookPath(vg)
 	if err != nil {
+		if vg != "valgrind" {
+			// A command the user named: say which, and why it cannot run.
+			return nil, &noValgrindError{cmd: vg, err: unwrapExec(err)}
+		}
 		return nil, ErrNoValgrind
 	}
 	sched, err := schedArgs(opts)
