@@ -105,6 +105,11 @@ func writeInfoText(w io.Writer, s *schema.Summary) error {
 	if err != nil {
 		return err
 	}
+	lvl, err := schema.HeaderLevel(h)
+	if err != nil {
+		return err
+	}
+	field("level", "%s", levelText(lvl))
 	if kvs := ownSettings(h.GetSettings()); len(kvs) > 0 {
 		field("settings", "%s", keyValues(kvs))
 	}
@@ -417,6 +422,7 @@ type (
 		EnvCount           uint32            `json:"env_count"`
 		Env                []keyValueJSON    `json:"env"`
 		Settings           []keyValueJSON    `json:"settings"`
+		Level              string            `json:"level"`
 		StartTime          string            `json:"start_time"`
 		StartTimeUnixNanos int64             `json:"start_time_unix_nanos"`
 		EndTime            string            `json:"end_time"`
@@ -539,6 +545,7 @@ func writeInfoJSON(w io.Writer, s *schema.Summary) error {
 		Program: h.GetProgram(), ProgramPath: h.GetProgramPath(), Args: h.GetArgs(), Cwd: h.GetCwd(),
 		Pid: h.GetPid(), Arch: h.GetArch(), OS: h.GetOs(), Hostname: h.GetHostname(), Kernel: h.GetKernel(),
 		EnvCount: h.GetEnvCount(), Env: keyValuesJSON(h.GetEnv()), Settings: keyValuesJSON(h.GetSettings()),
+		Level:     levelName(h),
 		StartTime: timeRFC3339(h.GetStartTimeUnixNanos()), StartTimeUnixNanos: h.GetStartTimeUnixNanos(),
 		EndTime: timeRFC3339(s.EndTimeUnixNanos), EndTimeUnixNanos: s.EndTimeUnixNanos,
 		Whole: s.End.Whole, FileSize: s.FileSize, Events: s.Events, BytesPerEvent: s.BytesPerEvent,
@@ -628,3 +635,24 @@ func nameCounts(ns []schema.NameCount) map[string]uint64 {
 
 // hex formats an address or value as "0x...".
 func hex(v uint64) string { return "0x" + strconv.FormatUint(v, 16) }
+
+// levelText describes a trace's level of detail (record --level) for
+// analyze info's text output.
+func levelText(l schema.Level) string {
+	switch l {
+	case schema.LevelHeap:
+		return "heap (no loads or stores based on rsp or rbp)"
+	case schema.LevelFlow:
+		return "flow (no loads, stores or derivations)"
+	}
+	return l.String()
+}
+
+// levelName returns the level a header records, or "" when it is not one.
+func levelName(h *tracepb.Header) string {
+	l, err := schema.HeaderLevel(h)
+	if err != nil {
+		return ""
+	}
+	return l.String()
+}

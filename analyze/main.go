@@ -25,6 +25,7 @@ import (
 
 	"github.com/mgtrace/mgtrace/internal/version"
 	"github.com/mgtrace/mgtrace/schema"
+	"github.com/mgtrace/mgtrace/schema/tracepb"
 )
 
 func main() {
@@ -367,4 +368,19 @@ func formatFlag(format string, allowed ...string) error {
 // commit, and the trace format version this build reads.
 func versionInfo() version.Info {
 	return version.Get("analyze", fmt.Sprintf("reads version %d", schema.FormatVersion))
+}
+
+// checkLevel checks the level of detail of the trace at path (record
+// --level) against what the analysis needs (schema.CheckLevel): a trace
+// too coarse is an error; one whose result is partial gets a one-line
+// warning on stderr.
+func checkLevel(e *env, path string, h *tracepb.Header, min schema.Level, partial string) error {
+	warning, err := schema.CheckLevel(h, path, schema.LevelNeed{Analysis: e.cmd.name, Min: min, Partial: partial})
+	if err != nil {
+		return err
+	}
+	if warning != "" {
+		fmt.Fprintf(e.stderr, "analyze: warning: %s\n", oneLine(warning))
+	}
+	return nil
 }

@@ -84,6 +84,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	preempt := fs.String("preempt", "", fmt.Sprintf("switch threads after at most `N` superblocks of a thread (1 to %d; each time a count drawn from 1..N; adds --fair-sched=yes unless a --valgrind-arg gives one); default %d with --sched-seed", recorder.MaxPreempt, defaultPreempt))
 	schedSeed := fs.String("sched-seed", "", "seed `S` of the switch points --preempt draws (0 to 2^64-1, default 1): the same seed gives the same interleaving to a program without blocking system calls or timing dependence")
 	inputCap := fs.String("input-cap", "16MiB", "record at most `SIZE` bytes of what read-like system calls (read, pread64, readv, preadv, recvfrom, recvmsg) bring into the program (bytes, or with a KiB, MiB or GiB suffix; 0: none); past it the trace still says where each call's bytes landed, for analyze inputs, without them")
+	level := fs.String("level", "full", "level of detail: full (every load, store and derivation), heap (no load or store whose address is based on rsp or rbp: the stack left out, at no run-time cost; enough for analyze mg, check, locate and bugs) or flow (no loads, stores or derivations: control flow, calls, returns, system calls, allocator calls, C-points, threads and signals; enough for tarantula, info and dump); see docs/record.md, \"Levels of detail\"")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the recorder itself to this file (for developers)")
 	help := fs.BoolP("help", "h", false, "show this help")
 	showVersion := fs.Bool("version", false, "print the version, the commit, the trace format version record writes and the probe protocol, and exit")
@@ -134,6 +135,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 		fmt.Fprintf(stderr, "record: --input-cap: %v\n", err)
 		return 2
 	}
+	lvl, err := schema.ParseLevel(*level)
+	if err != nil {
+		fmt.Fprintf(stderr, "record: --level: %v\n", err)
+		return 2
+	}
 	out := *output
 	if out == "" {
 		out = filepath.Base(rest[0]) + ".trace"
@@ -154,6 +160,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 		Alterations: alts,
 		Preempt:     n, SchedSeed: seed,
 		InputCap: capBytes,
+		Level:    lvl,
 	}
 	if capBytes == 0 {
 		opts.InputCap = recorder.NoInput

@@ -263,6 +263,15 @@ static void settle(void)
 /* tracepb.Register REG_OTHER: a base whose register is not known. */
 #define REG_OTHER 63
 
+/* Level of detail (record --level, --mgt-level): 0 full, 1 heap (no
+   access whose address has rsp or rbp as its base register), 2 flow (no
+   loads, stores, CAS or derivations). Applied when an SB is instrumented,
+   so what is left out costs nothing at run time. */
+#define MGT_LEVEL_FULL 0
+#define MGT_LEVEL_HEAP 1
+#define MGT_LEVEL_FLOW 2
+static Long mgt_level = MGT_LEVEL_FULL;
+
 /* tracepb.Register number of the 64-bit general register at guest state
    offset off, or 0. */
 static UInt reg_of_offset(Int off)
@@ -427,6 +436,20 @@ static void address_base(const TmpInfo* info, IRExpr* addr, Site* s)
       s->flags |= MGT_SITEF_BASE;
       s->nwords += 1;
    }
+}
+
+/* Whether the level of detail keeps the memory access of site s (its
+   base register filled in): flow keeps none, heap none whose base
+   register is rsp or rbp. */
+static Bool keep_access(const Site* s)
+{
+   switch (mgt_level) {
+   case MGT_LEVEL_FLOW:
+      return False;
+   case MGT_LEVEL_HEAP:
+      return s->reg != 5 /* rsp */ && s->reg != 6 /* rbp */;
+   }
+   return True;
 }
 
 /* Pass 1 helper: what temporary t = e says about base registers. */
@@ -1359,6 +1382,7 @@ static IRSB* mgt_instrument(VgCallbackClosure* closure, IRSB* in, const VexGuest
             s.size = sizeofIRType(e->Iex.Load.ty);
             s.nwords = 1 + vw;
             address_base(info, e->Iex.Load.addr, &s);
+            if (!keep_access(&s)) continue;
             break;
          }
          continue;
@@ -1371,6 +1395,7 @@ static IRSB* mgt_instrument(VgCallbackClosure* closure, IRSB* in, const VexGuest
          s.size = sizeofIRType(ty);
          s.nwords = 1 + vw;
          address_base(info, st->Ist.Store.addr, &s);
+         if (!keep_access(&s)) continue;
          break;
       }
       case Ist_CAS: {
@@ -1381,6 +1406,7 @@ static IRSB* mgt_instrument(VgCallbackClosure* closure, IRSB* in, const VexGuest
          s.size = sizeofIRType(ty);
          s.nwords = 4;
          address_base(info, c->addr, &s);
+         if (!keep_access(&s)) continue;
          break;
       }
       case Ist_Put: {
@@ -1402,6 +1428,7 @@ static IRSB* mgt_instrument(VgCallbackClosure* closure, IRSB* in, const VexGuest
             continue;
          }
          if (info[t].reg == 0 || info[t].base == t) continue;
+         if (mgt_level == MGT_LEVEL_FLOW) continue; /* no data */
          s.kind = MGT_SITE_DERIVE;
          s.reg = info[t].reg;
          s.dest = dest;
@@ -1675,6 +1702,7 @@ static Int* pending_plen;
    syscalls, up to mgt_input_cap bytes per process (--mgt-input-cap);
    past it the records say where the bytes landed, without them. */
 static ULong mgt_input_cap = 16ULL << 20;
+
 static ULong mgt_input_used = 0;
 
 /* Whether len bytes at a are mapped readable for the client, checked
@@ -1962,6 +1990,9 @@ static Bool mgt_process_cmd_line_option(const HChar* arg)
    if (VG_STR_CLO(arg, "--mgt-alter-file", mgt_alter_path)) {
       return True;
    }
+   if (VG_BINT_CLO(arg, "--mgt-level", mgt_level, MGT_LEVEL_FULL, MGT_LEVEL_FLOW)) {
+      return True;
+   }
    if (VG_BINT_CLO(arg, "--mgt-input-cap", mgt_input_cap, 0, 1ULL << 40)) {
       return True;
    }
@@ -1980,6 +2011,7 @@ static void mgt_print_usage(void)
    VG_(printf)("    --mgt-region-file=<file>  record only the regions whose triggers the file lists\n");
    VG_(printf)("    --mgt-alter-file=<file>   instructions to alter (record --switch, --suppress)\n");
    VG_(printf)("    --mgt-input-cap=<bytes>   most bytes of read-like syscalls to capture [16 MiB]\n");
+   VG_(printf)("    --mgt-level=<0|1|2>       0 full, 1 heap (no rsp/rbp-based accesses), 2 flow (no data) [0]\n");
    mgt_sched_usage();
 }
 

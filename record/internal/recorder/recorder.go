@@ -85,6 +85,9 @@ type Options struct {
 	// keeps (INPUT events with their bytes); past it INPUT events say
 	// only where the bytes landed. 0: DefaultInputCap; NoInput: none.
 	InputCap int64
+	// Level is the level of detail (record --level): what the probe
+	// leaves out while instrumenting (schema.LevelFull: nothing).
+	Level schema.Level
 }
 
 // DefaultInputCap is Options.InputCap when it is 0.
@@ -247,6 +250,9 @@ func Record(opts Options) (*Result, error) {
 		"--vex-guest-chase=no", "--trace-children=yes", "--child-silent-after-fork=yes"}
 	args = append(args, chunks.probeArgs()...)
 	args = append(args, fmt.Sprintf("--mgt-input-cap=%d", icap))
+	if opts.Level != schema.LevelFull {
+		args = append(args, fmt.Sprintf("--mgt-level=%d", int(opts.Level)))
+	}
 	if len(opts.Regions) > 0 {
 		path, err := writeRegions(work, opts.Regions)
 		if err != nil {
@@ -270,7 +276,8 @@ func Record(opts Options) (*Result, error) {
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = orDefault[io.Reader](opts.Stdin, os.Stdin), orDefault[io.Writer](opts.Stdout, os.Stdout), orDefault[io.Writer](opts.Stderr, os.Stderr)
 
 	hdr := header(prog, opts.Program, opts.Args, vgPath)
-	hdr.Settings = append(hdr.Settings, &tracepb.KeyValue{Key: "input-cap", Value: fmt.Sprint(icap)})
+	hdr.Settings = append(hdr.Settings, &tracepb.KeyValue{Key: "input-cap", Value: fmt.Sprint(icap)},
+		&tracepb.KeyValue{Key: schema.LevelSetting, Value: opts.Level.String()})
 	if opts.Preempt > 0 {
 		hdr.Settings = append(hdr.Settings, &tracepb.KeyValue{Key: "preempt", Value: fmt.Sprint(opts.Preempt)},
 			&tracepb.KeyValue{Key: "sched-seed", Value: fmt.Sprint(opts.SchedSeed)})
