@@ -132,12 +132,20 @@ func runBugs(e *env, f *bugsFlags, args []string) error {
 		return err
 	}
 	defer r.Close()
+	if err := checkLevel(e, tracePath, r.Header(), schema.LevelHeap, ""); err != nil {
+		return err
+	}
 	prog := newProgress(e.stderr, tracePath, r.Size())
 	opt.Progress = prog.events(r)
 	rep, err := bugs.Analyze(r, opt)
 	prog.clear()
 	if err != nil {
 		return usageOr(err)
+	}
+	if rep.StackRoots {
+		if err := checkLevel(e, tracePath, r.Header(), schema.LevelHeap, "stack findings are out of reach: the leak rules' roots on the stacks are not recorded"); err != nil {
+			return err
+		}
 	}
 	if rep.Truncated {
 		warnTruncated(e.stderr, tracePath, r.End(), "the analysis covers the events before the cut")

@@ -205,6 +205,10 @@ func runCritical(e *env, f *criticalFlags, fs *pflag.FlagSet, args []string) err
 	}
 	var reading *progress
 	if r, err := schema.Open(args[0]); err == nil {
+		if err := checkLevel(e, args[0], r.Header(), schema.LevelFlow, "the dependences the level left out are missing from its slices"); err != nil {
+			r.Close()
+			return err
+		}
 		if ft := r.Footer(); ft != nil {
 			if reading = newProgress(e.stderr, args[0], r.Size()); reading != nil {
 				total := int64(ft.EventCount)

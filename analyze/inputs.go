@@ -134,6 +134,10 @@ func runInputs(e *env, f *inputsFlags, args []string) error {
 	if err != nil {
 		return err
 	}
+	if err := checkLevel(e, tracePath, r.Header(), schema.LevelHeap, "stack dependences are missing"); err != nil {
+		r.Close()
+		return err
+	}
 	start := time.Now()
 	ents, err := inputs.Read(r)
 	r.Close()

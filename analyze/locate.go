@@ -122,6 +122,9 @@ func loadSession(e *env, args []string) (string, *locate.Session, *locate.Run, *
 		return "", nil, nil, nil, err
 	}
 	defer r.Close()
+	if err := checkLevel(e, tracePath, r.Header(), schema.LevelHeap, ""); err != nil {
+		return "", nil, nil, nil, err
+	}
 	prog := newProgress(e.stderr, tracePath, r.Size())
 	cb := prog.events(r)
 	run, err := locate.Load(r, s, cb)

@@ -96,6 +96,9 @@ func runMG(e *env, f *mgFlags, args []string) error {
 		return err
 	}
 	defer func() { r.Close() }()
+	if err := checkLevel(e, path, r.Header(), schema.LevelHeap, ""); err != nil {
+		return err
+	}
 	g, err := buildGraph(e, path, r, mgbuild.Options{Mode: mode, Scope: scope}, auto, "the graph holds the events before the cut")
 	if err != nil {
 		return err

@@ -150,6 +150,9 @@ func runSlice(e *env, f *sliceFlags, args []string) error {
 		return err
 	}
 	defer r.Close()
+	if err := checkLevel(e, tracePath, r.Header(), schema.LevelHeap, "stack dependences are missing"); err != nil {
+		return err
+	}
 
 	start := time.Now()
 	run, err := loadRun(e, tracePath, r, crit, f.maxInstances, "the slice covers the events before the cut")

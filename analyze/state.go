@@ -122,6 +122,9 @@ func runState(e *env, f *stateFlags, args []string) error {
 		return err
 	}
 	defer func() { r.Close() }()
+	if err := checkLevel(e, path, r.Header(), schema.LevelHeap, "stack bytes are unknown"); err != nil {
+		return err
+	}
 	if f.specPath != "" {
 		src, err := os.ReadFile(f.specPath)
 		if err != nil {

@@ -109,6 +109,9 @@ func Analyze(tr *schema.Reader, opt Options) (*Report, error) {
 	}
 	rep := &Report{Trace: tr.Name(), Rules: rs.names, Findings: []Finding{}}
 	e := newEngine(tr.Tables(), rs, opt, rep)
+	if lvl, err := schema.HeaderLevel(tr.Header()); err == nil && lvl == schema.LevelHeap {
+		e.noStack = true
+	}
 	e.compileRules(map[string]string{"transaction": opt.Transaction})
 	e.outside = walk.HasRegions(tr.Footer())
 	e.regions = e.outside
@@ -117,6 +120,7 @@ func Analyze(tr *schema.Reader, opt Options) (*Report, error) {
 		return nil, err
 	}
 	e.end()
+	rep.StackRoots = e.stackRoots
 	rep.Truncated, rep.Reason = st.Truncated, st.Reason
 	rep.Stats.Events, rep.Stats.Instances = st.Events, st.Instances
 	rep.Stats.Unplaced, rep.Stats.Undecoded = st.Unplaced, st.Undecoded

@@ -480,6 +480,7 @@ func (c *compiler) builtin(x *rules.Call) cexpr {
 		return value(func(v *Value) rv { return boolRV(v.und == 0) })
 	case "Reachable", "StartReachable", "LostRoot":
 		name := x.Name
+		e.stackRoots = true
 		return blk(func(_ *block, v *Value) rv {
 			if e.scan == nil {
 				return rv{}

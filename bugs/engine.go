@@ -94,19 +94,25 @@ type fnInfo struct {
 // engine replays a trace's values and runs the rules at their detection
 // points.
 type engine struct {
-	tables  *schema.Tables
-	dec     *walk.Decoder
-	rules   *ruleSet
-	opt     Options
-	mem     *memory
-	nodes   *nodeArena
-	blocks  []block // by id; blocks[0] is unused
-	live    *alloc.Index
-	freed   *alloc.Index // freed blocks whose addresses no live block took since
-	threads map[schema.ThreadID]*thread
-	fns     map[uint64]fnInfo
-	entries map[uint64]fnInfo // allocator entry points (for tail calls)
-	nfuncs  int
+	// noStack: the trace's level (record --level heap) left out the loads
+	// and stores based on rsp or rbp.
+	noStack bool
+	// stackRoots: a rule judges reachability, whose roots include the
+	// stacks (Report.StackRoots).
+	stackRoots bool
+	tables     *schema.Tables
+	dec        *walk.Decoder
+	rules      *ruleSet
+	opt        Options
+	mem        *memory
+	nodes      *nodeArena
+	blocks     []block // by id; blocks[0] is unused
+	live       *alloc.Index
+	freed      *alloc.Index // freed blocks whose addresses no live block took since
+	threads    map[schema.ThreadID]*thread
+	fns        map[uint64]fnInfo
+	entries    map[uint64]fnInfo // allocator entry points (for tail calls)
+	nfuncs     int
 	// lastCall is the instance of the latest call of each function (for
 	// FindLast(k, call, f, _)).
 	lastCall map[string]uint64

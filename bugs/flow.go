@@ -165,11 +165,17 @@ func (e *engine) move(th *thread, in *walk.Instance, info *insn.Info) {
 				break
 			}
 		}
-		if ld == nil {
-			return
-		}
 		d := int(info.Dst)
 		if d <= 0 || d >= maxRegs {
+			return
+		}
+		if ld == nil {
+			if e.noStack {
+				// A heap-level trace left out this stack load: the
+				// register holds a defined value of unknown origin, not
+				// what it held before.
+				th.regs[d], th.und[d] = [4]shadow{}, 0
+			}
 			return
 		}
 		und := uint32(0)

@@ -30,9 +30,13 @@ func (h *Hex) UnmarshalJSON(b []byte) error {
 
 // Report is what a bug analysis of one trace found.
 type Report struct {
-	Trace    string    `json:"trace"`
-	Rules    []string  `json:"rules"`    // the rules that were checked, in order
-	Findings []Finding `json:"findings"` // in trace order
+	Trace string   `json:"trace"`
+	Rules []string `json:"rules"` // the rules that were checked, in order
+	// StackRoots says a rule judged reachability (the leak rules), whose
+	// roots include what the stacks hold: a trace recorded with --level
+	// heap does not have it.
+	StackRoots bool      `json:"-"`
+	Findings   []Finding `json:"findings"` // in trace order
 	// Truncated says the trace was cut short: the analysis covers the run
 	// up to its last whole block.
 	Truncated bool   `json:"truncated,omitempty"`
