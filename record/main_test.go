@@ -359,3 +359,18 @@ func TestParseSize(t *testing.T) {
 		t.Errorf("record --input-cap 12XB: status %d, stderr %q; want 2 and one line about --input-cap", status, stderr)
 	}
 }
+
+// TestLevelFlag checks record --level: a bad value is one line, and the
+// help names every level.
+func TestLevelFlag(t *testing.T) {
+	status, _, stderr := runRecord("--level", "most", "--", "true")
+	if want := "record: --level: level must be full, heap or flow, not \"most\"\n"; status != 2 || stderr != want {
+		t.Errorf("record --level most: status %d, stderr %q; want 2, %q", status, stderr, want)
+	}
+	status, stdout, _ := runRecord("--help")
+	for _, w := range []string{"--level", "full", "heap", "flow"} {
+		if status != 0 || !strings.Contains(stdout, w) {
+			t.Errorf("record --help: status %d, no %q in:\n%s", status, w, stdout)
+		}
+	}
+}
