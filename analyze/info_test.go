@@ -96,7 +96,7 @@ func TestInfoJSON(t *testing.T) {
 		t.Fatalf("output is not JSON: %v\n%s", err, out)
 	}
 	for _, key := range []string{"schema_version", "trace", "format_version", "recorder", "program", "program_path",
-		"args", "cwd", "pid", "arch", "os", "hostname", "kernel", "env_count", "env", "settings", "start_time",
+		"args", "cwd", "pid", "arch", "os", "hostname", "kernel", "env_count", "env", "settings", "level", "start_time",
 		"start_time_unix_nanos", "end_time", "end_time_unix_nanos", "whole", "truncated_at", "truncation_reason",
 		"file_size", "events", "bytes_per_event", "kinds", "threads", "blocks", "exit", "signal", "tables",
 		"pcs_without_instruction", "pcs_without_instruction_capped", "cpoints", "markers", "other_client_requests"} {
@@ -117,7 +117,7 @@ func TestInfoJSON(t *testing.T) {
 	want := infoJSON{
 		SchemaVersion: 1, Trace: "run.trace", FormatVersion: schema.FormatVersion, Recorder: "tracetest",
 		Program: "synthetic", ProgramPath: "/tmp/synthetic", Args: []string{"synthetic"}, Cwd: "/tmp", Pid: 4242,
-		Arch: "x86_64", OS: "linux", Env: []keyValueJSON{}, Settings: []keyValueJSON{},
+		Arch: "x86_64", OS: "linux", Env: []keyValueJSON{}, Settings: []keyValueJSON{}, Level: "full",
 		StartTime: "2023-11-14T22:13:20Z", StartTimeUnixNanos: 1_700_000_000_000_000_000,
 		EndTime: "2023-11-14T22:14:20Z", EndTimeUnixNanos: 1_700_000_060_000_000_000,
 		Whole: true, FileSize: int64(len(b)), Events: 23, BytesPerEvent: float64(len(b)) / 23,
