@@ -145,6 +145,8 @@ func TestLevelMessages(t *testing.T) {
 		{"flow", []string{"inputs", "--criterion", "list.c:103"}, 2, "analyze: inputs needs memory accesses, and TRACE was recorded with --level flow: record it with --level heap or full"},
 		{"flow", []string{"check", "TRACE", spec}, 2, "analyze: check needs memory accesses, and TRACE was recorded with --level flow: record it with --level heap or full"},
 		{"flow", []string{"locate", "TRACE", spec}, 2, "analyze: locate needs memory accesses, and TRACE was recorded with --level flow: record it with --level heap or full"},
+		{"flow", []string{"report", "-o", "r.html"}, 2, "analyze: report needs memory accesses, and TRACE was recorded with --level flow: record it with --level heap or full"},
+		{"flow", []string{"serve", "--listen", "127.0.0.1:0"}, 2, "analyze: serve needs memory accesses, and TRACE was recorded with --level flow: record it with --level heap or full"},
 		{"flow", []string{"info"}, 0, ""},
 		{"flow", []string{"dump", "--kind", "call"}, 0, ""},
 		{"flow", []string{"tarantula", "--fail"}, 0, ""},

@@ -384,3 +384,15 @@ func checkLevel(e *env, path string, h *tracepb.Header, min schema.Level, partia
 	}
 	return nil
 }
+
+// checkLevelAt is checkLevel for a trace not opened yet (serve and report
+// open theirs through the explorer); a trace that cannot be opened is left
+// to the caller's own open to report.
+func checkLevelAt(e *env, path string, min schema.Level, partial string) error {
+	r, err := schema.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer r.Close()
+	return checkLevel(e, path, r.Header(), min, partial)
+}

@@ -11,6 +11,7 @@ import (
 	"github.com/mgtrace/mgtrace/explore"
 	htmlreport "github.com/mgtrace/mgtrace/explore/report"
 	"github.com/mgtrace/mgtrace/explore/web"
+	"github.com/mgtrace/mgtrace/schema"
 )
 
 const reportHelp = `
@@ -77,6 +78,9 @@ func runReport(e *env, f *reportFlags, args []string) error {
 		if _, err := os.Stat(f.spec); err != nil {
 			return fmt.Errorf("spec: %w", err)
 		}
+	}
+	if err := checkLevelAt(e, args[0], schema.LevelHeap, ""); err != nil {
+		return err
 	}
 	s, err := explore.Open(args[0], explore.Options{Spec: f.spec, Mode: f.mode, Scope: f.scope, Stages: f.stages,
 		SourceDirs: f.sourceDirs, ForceBugs: f.forceBugs, BugsLimit: f.bugsLimit})

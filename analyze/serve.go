@@ -18,6 +18,7 @@ import (
 	"github.com/mgtrace/mgtrace/explore/web"
 	"github.com/mgtrace/mgtrace/internal/term"
 	"github.com/mgtrace/mgtrace/mgbuild"
+	"github.com/mgtrace/mgtrace/schema"
 )
 
 const serveHelp = `
@@ -96,6 +97,11 @@ func runServe(e *env, f *serveFlags, args []string) error {
 	if f.spec != "" {
 		if _, err := os.Stat(f.spec); err != nil {
 			return fmt.Errorf("spec: %w", err)
+		}
+	}
+	if len(args) == 1 {
+		if err := checkLevelAt(e, args[0], schema.LevelHeap, ""); err != nil {
+			return err
 		}
 	}
 	opt := explore.Options{Spec: f.spec, Mode: f.mode, Scope: f.scope, Stages: f.stages, SourceDirs: f.sourceDirs,
