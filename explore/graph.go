@@ -256,19 +256,19 @@ func focusOf(snap *mgbuild.Snapshot, pos []int32, rank func(mgbuild.NodeID) int)
 			byRank[r] = append(byRank[r], sn.ID)
 		}
 	}
-	seeds := make(map[mgbuild.NodeID]bool)
+	marked := make(map[mgbuild.NodeID]bool)
 	for _, ids := range byRank {
 		for _, id := range ids {
-			if len(seeds) < maxFocusMarked {
-				seeds[id] = true
+			if len(marked) < maxFocusMarked {
+				marked[id] = true
 			}
 		}
 	}
 	focus := make(map[mgbuild.NodeID]bool, maxFocus)
-	for id := range seeds {
+	for id := range marked {
 		focus[id] = true
 	}
-	if len(seeds) == 0 {
+	if len(marked) == 0 {
 		return focus
 	}
 	for _, e := range snap.Edges {
@@ -279,9 +279,9 @@ func focusOf(snap *mgbuild.Snapshot, pos []int32, rank func(mgbuild.NodeID) int)
 			continue
 		}
 		switch {
-		case seeds[e.From]:
+		case marked[e.From]:
 			focus[e.To] = true
-		case seeds[e.To]:
+		case marked[e.To]:
 			focus[e.From] = true
 		}
 	}
